@@ -1,0 +1,40 @@
+import type { RecordedEvent } from '../src/event-store/event-store.js';
+
+/** SQL types a projection column may have. `text[]` columns are filled from JSON arrays. */
+export type ColumnType =
+  'text' | 'bigint' | 'integer' | 'numeric' | 'boolean' | 'timestamptz' | 'jsonb' | 'text[]';
+
+export interface ProjectionColumn<S> {
+  readonly name: string;
+  readonly type: ColumnType;
+  /** Derived from the row's state; never read from anywhere else, so a rebuild reproduces it. */
+  value(state: S): unknown;
+}
+
+export interface ProjectionIndex {
+  readonly name: string;
+  /** Column names, or SQL expressions over them, in index order (e.g. `created_at DESC`). */
+  readonly columns: readonly string[];
+  readonly unique?: boolean;
+  readonly using?: 'btree' | 'gin';
+  readonly where?: string;
+}
+
+/**
+ * A read model: a name, a version, the rows it keeps and a pure fold from events to row states.
+ * Each row is `(id text primary key, state jsonb, ...columns)`; columns are derived from state for filters and
+ * sorts. The runner applies events in batches with set-based upserts; bump `version` when `evolve` or the columns
+ * change and the projection rebuilds itself (blue/green) at the next start.
+ */
+export interface Projection<S = unknown> {
+  readonly name: string;
+  readonly version: number;
+  /** The stable name readers query (a view over the live generation's table). */
+  readonly table: string;
+  readonly columns: readonly ProjectionColumn<S>[];
+  readonly indexes?: readonly ProjectionIndex[];
+  /** The ids of the rows an event changes; empty when the event does not concern this projection. */
+  keysOf(event: RecordedEvent): readonly string[];
+  /** Pure: the row's state after the event (null deletes the row). No I/O, no clock: time comes from the event. */
+  evolve(state: S | null, event: RecordedEvent, key: string): S | null;
+}

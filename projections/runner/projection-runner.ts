@@ -1,0 +1,147 @@
+import type { Database } from '../../src/database/database.js';
+import { comparePositions, type EventStore } from '../../src/event-store/event-store.js';
+import type { Projection } from '../projection.js';
+import { applyEvents } from './apply-events.js';
+import { ProjectionRegistry, readCheckpoint } from './projection-registry.js';
+import { generationTable } from './projection-table.js';
+
+export interface RunnerOptions {
+  readonly batchSize: number;
+  readonly pollIntervalMs: number;
+  /** Build a fresh generation when the stored version differs from the code's. */
+  readonly rebuildOnVersionChange: boolean;
+  readonly onError?: (projection: Projection, error: unknown) => void;
+}
+
+export interface BatchResult {
+  /** Events read and checkpointed (handled or skipped by the projection). */
+  readonly processed: number;
+  /** Nothing more to read right now. */
+  readonly caughtUp: boolean;
+  /** Another instance holds or moved this checkpoint; this batch was discarded. */
+  readonly contended: boolean;
+}
+
+/**
+ * Keeps projections up to date from the global log. Each batch: read events after the checkpoint, then in one
+ * transaction lock the checkpoint row (`FOR UPDATE SKIP LOCKED`), check it has not moved, apply the batch with
+ * set-based writes and advance the checkpoint. Instances running side by side each skip a locked or moved
+ * checkpoint, so every event is applied exactly once per generation.
+ */
+export class ProjectionRunner {
+  readonly registry: ProjectionRegistry;
+  private readonly abort = new AbortController();
+  private loops: Promise<void>[] = [];
+
+  constructor(
+    private readonly db: Database,
+    private readonly store: EventStore,
+    private readonly options: RunnerOptions,
+  ) {
+    this.registry = new ProjectionRegistry(db);
+  }
+
+  /** Reads and applies one batch to one generation of a projection. */
+  async processBatch(
+    projection: Projection,
+    generation: number,
+    batchSize = this.options.batchSize,
+  ): Promise<BatchResult> {
+    const checkpoint = await readCheckpoint(this.db, projection.name, generation);
+    if (!checkpoint) return { processed: 0, caughtUp: true, contended: true };
+    const batch = await this.store.readAll({ from: checkpoint.position, maxCount: batchSize });
+    if (batch.events.length === 0) return { processed: 0, caughtUp: true, contended: false };
+
+    const table = generationTable(projection, generation);
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ commit_position: bigint; prepare_position: bigint }>(
+        `SELECT commit_position, prepare_position FROM projection_checkpoints
+          WHERE name = $1 AND generation = $2 FOR UPDATE SKIP LOCKED`,
+        [projection.name, generation],
+      );
+      const locked = rows[0];
+      if (
+        !locked ||
+        comparePositions(
+          { commit: locked.commit_position, prepare: locked.prepare_position },
+          checkpoint.position,
+        ) !== 0
+      ) {
+        return { processed: 0, caughtUp: false, contended: true };
+      }
+      await applyEvents(tx, projection, table, batch.events);
+      const last = batch.events[batch.events.length - 1];
+      await tx.query(
+        `UPDATE projection_checkpoints
+            SET commit_position = $3, prepare_position = $4, events_processed = events_processed + $5,
+                last_event_at = $6, updated_at = now()
+          WHERE name = $1 AND generation = $2`,
+        [
+          projection.name,
+          generation,
+          batch.position.commit,
+          batch.position.prepare,
+          batch.events.length,
+          last.createdAt.toISOString(),
+        ],
+      );
+      return { processed: batch.events.length, caughtUp: batch.isEnd, contended: false };
+    });
+  }
+
+  /**
+   * Makes sure the projection has a generation of its current version: the first start builds one; a version
+   * change builds a new one beside the live one (when allowed).
+   */
+  async prepare(projection: Projection): Promise<void> {
+    const row = await this.registry.ensure(projection);
+    const liveIsCurrent = row.liveVersion === projection.version;
+    const buildingIsCurrent = row.buildingVersion === projection.version;
+    if (liveIsCurrent || buildingIsCurrent) return;
+    if (row.liveGeneration === null || this.options.rebuildOnVersionChange) {
+      await this.registry.startBuild(projection);
+    }
+  }
+
+  /** One round for a projection: a batch on the generation being built (swapping it in once caught up) and one on the live one. */
+  async tick(projection: Projection): Promise<number> {
+    const row = await this.registry.get(projection.name);
+    if (!row) return 0;
+    let processed = 0;
+    if (row.buildingGeneration !== null && row.buildingVersion === projection.version) {
+      const result = await this.processBatch(projection, row.buildingGeneration);
+      processed += result.processed;
+      if (result.caughtUp && !result.contended) await this.registry.swap(projection, row.buildingGeneration);
+    }
+    if (row.liveGeneration !== null && row.liveVersion === projection.version) {
+      processed += (await this.processBatch(projection, row.liveGeneration)).processed;
+    }
+    return processed;
+  }
+
+  /** Prepares and then follows every projection until stop(). */
+  async start(projections: readonly Projection[]): Promise<void> {
+    for (const projection of projections) await this.prepare(projection);
+    this.loops = projections.map((projection) => this.follow(projection));
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await Promise.all(this.loops);
+    this.loops = [];
+  }
+
+  private async follow(projection: Projection): Promise<void> {
+    const signal = this.abort.signal;
+    while (!signal.aborted) {
+      let processed = 0;
+      try {
+        processed = await this.tick(projection);
+      } catch (error) {
+        this.options.onError?.(projection, error);
+      }
+      if (processed === 0 && !signal.aborted)
+        await this.store.waitForAppend(this.options.pollIntervalMs, signal);
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import type { LoggerService } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { randomUUID } from 'node:crypto';
+import { AppModule } from '../app.module.js';
+import type { AppConfig } from '../config/app-config.js';
+import { HttpErrorFilter, toErrorBody } from '../common/http/http-error.filter.js';
+import { createValidationPipe } from '../common/http/validation.pipe.js';
+import { JsonLogger } from '../common/logging/json-logger.js';
+import { setupOpenApi } from './openapi.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export interface CreateAppOptions {
+  readonly logger?: LoggerService | false;
+}
+
+/** Builds the API application (not yet listening): Fastify, the shared error and validation conventions, OpenAPI. */
+export async function createApp(
+  config: AppConfig,
+  options: CreateAppOptions = {},
+): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.http.bodyLimitBytes,
+    // A caller's x-request-id is kept when it is sane, so one id follows a request across services.
+    genReqId: (request: { headers: Record<string, string | string[] | undefined> }) => {
+      const header = request.headers['x-request-id'];
+      return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
+    },
+    logger: {
+      level: config.logLevel,
+      formatters: { level: (label: string) => ({ level: label }) },
+      timestamp: () => `,"time":"${new Date().toISOString()}"`,
+    },
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
+    logger: options.logger ?? new JsonLogger(config.logLevel),
+    bufferLogs: false,
+  });
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  // Errors Fastify raises before a route runs (unparsable JSON, oversized bodies) get the same body as the rest.
+  fastify.setErrorHandler((error, request, reply) => {
+    const { status, body } = toErrorBody(error, request);
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    void reply.status(status).send(body);
+  });
+  app.useGlobalFilters(new HttpErrorFilter());
+  app.useGlobalPipes(createValidationPipe());
+  app.enableCors({
+    origin: true,
+    allowedHeaders: ['content-type', 'relay-sdk-version', 'x-api-key', 'x-request-id'],
+    exposedHeaders: ['x-request-id'],
+  });
+  app.enableShutdownHooks();
+  setupOpenApi(app);
+  return app;
+}

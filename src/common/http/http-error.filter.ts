@@ -1,0 +1,119 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, type ErrorBody } from './api-error.js';
+import { ERROR_CODES, type ErrorCode } from './error-codes.js';
+
+/**
+ * Every error leaves the app as the spec's body with a documented `errorCode`. Errors Ferry did not anticipate
+ * become 500 INTERNAL_ERROR with the request id, and are logged with their stack; nothing internal leaks out.
+ */
+@Catch()
+export class HttpErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HttpErrorFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    const reply = http.getResponse<FastifyReply>();
+    const { status, body } = toErrorBody(exception, request);
+    if (status >= 500) {
+      this.logger.error({
+        msg: 'request failed',
+        reqId: request.id,
+        method: request.method,
+        url: request.url,
+        err: describe(exception),
+      });
+    }
+    void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
+  }
+}
+
+/** Maps anything thrown (ours, Nest's, Fastify's) to a status and the spec's error body. */
+export function toErrorBody(
+  exception: unknown,
+  request: { id: string; method: string; url: string },
+): {
+  status: number;
+  body: ErrorBody;
+} {
+  if (exception instanceof ApiError) {
+    const body = exception.getResponse() as ErrorBody;
+    return { status: exception.getStatus(), body: withRequestId(body, exception.getStatus(), request.id) };
+  }
+  const fastifyCode = (exception as { code?: string })?.code;
+  const fromFastify = fastifyCode ? FASTIFY_ERRORS[fastifyCode] : undefined;
+  if (fromFastify) {
+    return {
+      status: ERROR_CODES[fromFastify[0]].status,
+      body: { message: fromFastify[1], errorCode: fromFastify[0] },
+    };
+  }
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    if (status === 404) {
+      return {
+        status,
+        body: {
+          message: `No route ${request.method} ${request.url.split('?')[0]}`,
+          errorCode: 'ROUTE_NOT_FOUND',
+        },
+      };
+    }
+    const code = codeForStatus(status);
+    const response = exception.getResponse();
+    const message =
+      typeof response === 'string'
+        ? response
+        : ((response as { message?: unknown }).message ?? exception.message);
+    return {
+      status,
+      body: withRequestId(
+        { message: Array.isArray(message) ? message.join('; ') : String(message), errorCode: code },
+        status,
+        request.id,
+      ),
+    };
+  }
+  const status = (exception as { statusCode?: number })?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return { status, body: { message: (exception as Error).message, errorCode: codeForStatus(status) } };
+  }
+  return {
+    status: 500,
+    body: { message: 'Internal error', errorCode: 'INTERNAL_ERROR', requestId: request.id },
+  };
+}
+
+const FASTIFY_ERRORS: Record<string, [ErrorCode, string]> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: ['MALFORMED_JSON', 'The request body is not valid JSON'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['MALFORMED_JSON', 'The request body is empty but declared as JSON'],
+  FST_ERR_CTP_BODY_TOO_LARGE: ['PAYLOAD_TOO_LARGE', 'The request body is too large'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['INVALID_INPUT', 'The Content-Length header does not match the body'],
+};
+
+function codeForStatus(status: number): ErrorCode {
+  const byStatus: Partial<Record<number, ErrorCode>> = {
+    400: 'INVALID_INPUT',
+    401: 'UNAUTHORIZED',
+    403: 'FORBIDDEN',
+    404: 'NOT_FOUND',
+    409: 'CONFLICT',
+    413: 'PAYLOAD_TOO_LARGE',
+    415: 'UNSUPPORTED_MEDIA_TYPE',
+    429: 'RATE_LIMITED',
+    503: 'SERVICE_UNAVAILABLE',
+  };
+  return byStatus[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : 'INVALID_INPUT');
+}
+
+function withRequestId(body: ErrorBody, status: number, requestId: string): ErrorBody {
+  return status >= 500 ? { ...body, requestId } : body;
+}
+
+function describe(exception: unknown): { message: string; stack?: string } {
+  return exception instanceof Error
+    ? { message: exception.message, stack: exception.stack }
+    : { message: String(exception) };
+}

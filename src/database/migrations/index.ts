@@ -1,0 +1,5 @@
+import { EventStore1763770000000 } from './1763770000000-event-store.js';
+import { Projections1763770100000 } from './1763770100000-projections.js';
+
+/** Every migration, in order. Adding one never edits the data source. */
+export const migrations = [EventStore1763770000000, Projections1763770100000];

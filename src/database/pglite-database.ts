@@ -1,0 +1,156 @@
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { ConfigError } from '../config/config.error.js';
+import { type Database, PG_TYPES, parseBigInt, type QueryResult, type SqlExecutor } from './database.js';
+
+const STAMP_FILE = 'FERRY_PGLITE.json';
+const LOCK_FILE = 'FERRY_PGLITE.lock';
+
+interface Stamp {
+  readonly pgliteVersion: string;
+  readonly postgresMajor: string;
+}
+
+/** The version of PGlite this build runs, read from its package manifest. */
+export function pgliteVersion(): string {
+  const require = createRequire(import.meta.url);
+  const manifest = require('@electric-sql/pglite/package.json') as { version: string };
+  return manifest.version;
+}
+
+/** PGlite 0.x changes its on-disk format between minor versions; 1.x and later between majors. */
+function compatibilityLine(version: string): string {
+  const [major, minor] = version.split('.');
+  return major === '0' ? `0.${minor}` : `${major}`;
+}
+
+/**
+ * Embedded PostgreSQL (PGlite, in WASM) in one directory, one in-process connection.
+ * The directory is stamped with the PGlite version that wrote it, and locked while open.
+ */
+export class PgliteDatabase implements Database {
+  readonly kind = 'pglite' as const;
+
+  private constructor(
+    readonly db: PGlite,
+    private readonly lockFile: string | null,
+  ) {}
+
+  /** Opens (creating when absent) the data directory; `memory://` opens a throwaway in-memory database. */
+  static async open(dataDir: string): Promise<PgliteDatabase> {
+    const inMemory = dataDir.startsWith('memory://');
+    let lockFile: string | null = null;
+    if (!inMemory) {
+      mkdirSync(dataDir, { recursive: true });
+      checkStamp(dataDir);
+      lockFile = takeLock(dataDir);
+    }
+    try {
+      const db = await PGlite.create(inMemory ? dataDir : join(dataDir, 'pgdata'), {
+        parsers: {
+          [PG_TYPES.int8]: parseBigInt,
+          [PG_TYPES.xid8]: parseBigInt,
+          [PG_TYPES.numeric]: (text: string) => text,
+        },
+      });
+      if (!inMemory) writeStamp(dataDir);
+      return new PgliteDatabase(db, lockFile);
+    } catch (error) {
+      if (lockFile) rmSync(lockFile, { force: true });
+      throw error;
+    }
+  }
+
+  async query<R extends object>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
+    return toResult(await this.db.query<R>(text, normalizeParams(params)));
+  }
+
+  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.db.transaction(async (tx: Transaction) =>
+      fn({
+        query: async <R extends object>(text: string, params?: readonly unknown[]) =>
+          toResult(await tx.query<R>(text, normalizeParams(params))),
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    try {
+      if (!this.db.closed) await this.db.close();
+    } finally {
+      if (this.lockFile) rmSync(this.lockFile, { force: true });
+    }
+  }
+}
+
+function toResult<R>(result: { rows: R[]; affectedRows?: number }): QueryResult<R> {
+  return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+}
+
+/** PGlite serialises by the server's parameter types; text forms keep bigint and arrays of it exact. */
+function normalizeParams(params?: readonly unknown[]): unknown[] | undefined {
+  return params?.map((value) => {
+    if (typeof value === 'bigint') return value.toString();
+    if (Array.isArray(value)) return value.map((item) => (typeof item === 'bigint' ? item.toString() : item));
+    return value;
+  });
+}
+
+function checkStamp(dataDir: string): void {
+  const stampPath = join(dataDir, STAMP_FILE);
+  const hasData = existsSync(join(dataDir, 'pgdata', 'PG_VERSION'));
+  if (!existsSync(stampPath)) {
+    if (hasData) {
+      throw new ConfigError(
+        'DATA_DIR',
+        `(${dataDir}) holds a database without a ${STAMP_FILE} stamp; Ferry cannot tell which PGlite wrote it. ` +
+          'Move it aside or set DATABASE_URL.',
+      );
+    }
+    return;
+  }
+  const stamp = JSON.parse(readFileSync(stampPath, 'utf8')) as Stamp;
+  const running = pgliteVersion();
+  if (compatibilityLine(stamp.pgliteVersion) !== compatibilityLine(running)) {
+    throw new ConfigError(
+      'DATA_DIR',
+      `(${dataDir}) was written by PGlite ${stamp.pgliteVersion} (PostgreSQL ${stamp.postgresMajor}); ` +
+        `this build runs PGlite ${running}, which cannot open it. Dump it with the older version ` +
+        '(pg_dump through PGlite) or move the directory aside.',
+    );
+  }
+}
+
+function writeStamp(dataDir: string): void {
+  const postgresMajor = readFileSync(join(dataDir, 'pgdata', 'PG_VERSION'), 'utf8').trim();
+  const stamp: Stamp = { pgliteVersion: pgliteVersion(), postgresMajor };
+  writeFileSync(join(dataDir, STAMP_FILE), `${JSON.stringify(stamp, null, 2)}\n`);
+}
+
+/** One process at a time: PGlite is one connection, and two processes on one directory corrupt it. */
+function takeLock(dataDir: string): string {
+  const lockFile = join(dataDir, LOCK_FILE);
+  if (existsSync(lockFile)) {
+    const pid = Number(readFileSync(lockFile, 'utf8').trim());
+    if (Number.isInteger(pid) && pid !== process.pid && isAlive(pid)) {
+      throw new ConfigError(
+        'DATA_DIR',
+        `(${dataDir}) is in use by process ${pid}; embedded storage serves one process. ` +
+          'Stop it, or set DATABASE_URL to share a PostgreSQL server.',
+      );
+    }
+  }
+  writeFileSync(lockFile, String(process.pid));
+  return lockFile;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

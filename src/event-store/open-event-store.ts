@@ -1,0 +1,10 @@
+import type { EventStoreConfig } from '../config/app-config.js';
+import type { Database } from '../database/database.js';
+import { EsdbEventStore } from './esdb/esdb-event-store.js';
+import type { EventStore } from './event-store.js';
+import { PostgresEventStore } from './postgres/postgres-event-store.js';
+
+/** The configured event store: EventStoreDB when EVENTSTORE_URL is set, else the database's own events table. */
+export function openEventStore(config: EventStoreConfig, db: Database): EventStore {
+  return config.kind === 'esdb' ? new EsdbEventStore(config.url) : new PostgresEventStore(db);
+}
