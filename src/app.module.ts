@@ -1,4 +1,4 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { ProjectionsModule } from '../projections/projections.module.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
@@ -8,7 +8,7 @@ import { HealthModule } from './health/health.module.js';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(config: AppConfig, extraModules: readonly (Type | DynamicModule)[] = []): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -17,6 +17,7 @@ export class AppModule {
         EventStoreModule,
         ProjectionsModule,
         HealthModule,
+        ...extraModules,
       ],
     };
   }

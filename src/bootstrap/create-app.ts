@@ -1,10 +1,10 @@
-import type { LoggerService } from '@nestjs/common';
+import type { DynamicModule, LoggerService, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from '../app.module.js';
 import type { AppConfig } from '../config/app-config.js';
-import { HttpErrorFilter, toErrorBody } from '../common/http/http-error.filter.js';
+import { HttpErrorFilter } from '../common/http/http-error.filter.js';
 import { createValidationPipe } from '../common/http/validation.pipe.js';
 import { JsonLogger } from '../common/logging/json-logger.js';
 import { setupOpenApi } from './openapi.js';
@@ -13,6 +13,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 export interface CreateAppOptions {
   readonly logger?: LoggerService | false;
+  /** Modules mounted beside the app's own (tests mount fixtures this way). */
+  readonly extraModules?: readonly (Type | DynamicModule)[];
 }
 
 /** Builds the API application (not yet listening): Fastify, the shared error and validation conventions, OpenAPI. */
@@ -33,19 +35,17 @@ export async function createApp(
       timestamp: () => `,"time":"${new Date().toISOString()}"`,
     },
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
-    logger: options.logger ?? new JsonLogger(config.logLevel),
-    bufferLogs: false,
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forRoot(config, options.extraModules),
+    adapter,
+    {
+      logger: options.logger ?? new JsonLogger(config.logLevel),
+      bufferLogs: false,
+    },
+  );
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
-  });
-  // Errors Fastify raises before a route runs (unparsable JSON, oversized bodies) get the same body as the rest.
-  fastify.setErrorHandler((error, request, reply) => {
-    const { status, body } = toErrorBody(error, request);
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
-    void reply.status(status).send(body);
   });
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalPipes(createValidationPipe());

@@ -1,7 +1,7 @@
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ConfigError } from '../config/config.error.js';
 import { type Database, PG_TYPES, parseBigInt, type QueryResult, type SqlExecutor } from './database.js';
 
@@ -15,9 +15,18 @@ interface Stamp {
 
 /** The version of PGlite this build runs, read from its package manifest. */
 export function pgliteVersion(): string {
-  const require = createRequire(import.meta.url);
-  const manifest = require('@electric-sql/pglite/package.json') as { version: string };
-  return manifest.version;
+  // The package's exports do not include package.json, so find it beside the resolved entry point.
+  let dir = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+  while (!existsSync(join(dir, 'package.json')) || !isPgliteManifest(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('Cannot find the @electric-sql/pglite package manifest');
+    dir = parent;
+  }
+  return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+function isPgliteManifest(file: string): boolean {
+  return (JSON.parse(readFileSync(file, 'utf8')) as { name?: string }).name === '@electric-sql/pglite';
 }
 
 /** PGlite 0.x changes its on-disk format between minor versions; 1.x and later between majors. */

@@ -41,7 +41,10 @@ export function toErrorBody(
     const body = exception.getResponse() as ErrorBody;
     return { status: exception.getStatus(), body: withRequestId(body, exception.getStatus(), request.id) };
   }
-  const fastifyCode = (exception as { code?: string })?.code;
+  // Nest hands Fastify's own errors (body parsing, limits) over as HttpExceptions with the original as cause.
+  const fastifyCode =
+    (exception as { code?: string })?.code ??
+    ((exception as { cause?: { code?: string } })?.cause?.code as string | undefined);
   const fromFastify = fastifyCode ? FASTIFY_ERRORS[fastifyCode] : undefined;
   if (fromFastify) {
     return {
