@@ -63,3 +63,23 @@ export async function migratedDatabase(
     },
   };
 }
+
+/**
+ * Waits until every transaction that began before this call has ended, so all committed events are readable.
+ * Catch-up reads stop below the cluster's oldest running transaction, and other suites' transactions (other
+ * databases on the same server) count too: a test that asserts on what a reader sees waits for this first.
+ */
+export async function waitForReadable(db: Database, timeoutMs = 10_000): Promise<void> {
+  if (db.kind === 'pglite') return;
+  const { rows } = await db.query<{ xid: string }>('SELECT pg_current_xact_id()::text AS xid');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const check = await db.query<{ readable: boolean }>(
+      'SELECT pg_snapshot_xmin(pg_current_snapshot()) > $1::text::xid8 AS readable',
+      [rows[0].xid],
+    );
+    if (check.rows[0].readable) return;
+    if (Date.now() > deadline) throw new Error(`A transaction older than ${rows[0].xid} is still running`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

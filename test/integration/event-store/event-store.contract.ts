@@ -11,6 +11,10 @@ export interface ContractSubject {
   readonly store: EventStore;
   /** Appends, holding the write open for `delayMs` before it commits (where the store has transactions). */
   delayedAppend(streamId: string, events: NewEvent[], delayMs: number): Promise<unknown>;
+  /** Resolves once everything appended so far is readable through readAll (no writer still in flight). */
+  settle(): Promise<void>;
+  /** Whether an event id is unique across all streams (PostgreSQL), or only within one (EventStoreDB). */
+  readonly globalEventIds: boolean;
   close(): Promise<void>;
 }
 
@@ -23,7 +27,8 @@ const event = (type = 'ThingHappened', data: unknown = { n: 1 }): NewEvent => ({
   metadata: { correlationId: 'c-1' },
 });
 
-async function readEverything(store: EventStore): Promise<RecordedEvent[]> {
+async function readEverything(store: EventStore, settle: () => Promise<void>): Promise<RecordedEvent[]> {
+  await settle();
   const all: RecordedEvent[] = [];
   let from = START;
   for (;;) {
@@ -180,11 +185,12 @@ export function eventStoreContract(open: () => Promise<ContractSubject>): void {
 
   describe('readAll', () => {
     it('reads the log after an exclusive position, in pages, with a filter', async () => {
-      const before = await readEverything(sut);
+      const before = await readEverything(sut, subject.settle);
       const from = before.length > 0 ? before[before.length - 1].position : START;
       const stream = unique('feed');
       await sut.appendToStream(stream, [event('A'), event('B'), event('A')]);
       await sut.appendToStream(unique('other'), [event('A')]);
+      await subject.settle();
 
       const page1 = await sut.readAll({ from, maxCount: 2 });
       expect(page1.events.map((e) => e.type)).toEqual(['A', 'B']);
@@ -210,7 +216,7 @@ export function eventStoreContract(open: () => Promise<ContractSubject>): void {
 
   describe('subscribeToAll', () => {
     it('sees every event of 16 concurrent writers with randomly delayed commits exactly once, in log order', async () => {
-      const before = await readEverything(sut);
+      const before = await readEverything(sut, subject.settle);
       const from = before.length > 0 ? before[before.length - 1].position : START;
       const writers = 16;
       const appendsEach = 6;
@@ -253,13 +259,15 @@ export function eventStoreContract(open: () => Promise<ContractSubject>): void {
       const ids = received.map((e) => e.id);
       expect(new Set(ids).size).toBe(ids.length);
       expect(new Set(ids)).toEqual(expected);
-      const log = (await readEverything(sut)).filter((e) => expected.has(e.id)).map((e) => e.id);
+      const log = (await readEverything(sut, subject.settle))
+        .filter((e) => expected.has(e.id))
+        .map((e) => e.id);
       expect(ids).toEqual(log);
     });
 
     it('stops when asked and resumes from a position without repeating', async () => {
       const stream = unique('resume');
-      const before = await readEverything(sut);
+      const before = await readEverything(sut, subject.settle);
       const from = before.length > 0 ? before[before.length - 1].position : START;
       await sut.appendToStream(stream, [event(), event(), event()]);
       const first = sut.subscribeToAll({ from, pollIntervalMs: 5 });

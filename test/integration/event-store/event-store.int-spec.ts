@@ -1,6 +1,6 @@
 import { appendToStream } from '../../../src/event-store/postgres/append-to-stream.js';
 import { PostgresEventStore } from '../../../src/event-store/postgres/postgres-event-store.js';
-import { migratedDatabase } from '../../support/postgres.js';
+import { migratedDatabase, waitForReadable } from '../../support/postgres.js';
 import { eventStoreContract } from './event-store.contract.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -18,6 +18,8 @@ for (const kind of ['postgres', 'pglite'] as const) {
             await sleep(delayMs);
             return result;
           }),
+        settle: () => waitForReadable(database.db),
+        globalEventIds: true,
         close: () => database.close(),
       };
     });

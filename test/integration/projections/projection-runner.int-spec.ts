@@ -1,0 +1,235 @@
+import type { Database } from '../../../src/database/database.js';
+import { PostgresDatabase } from '../../../src/database/postgres-database.js';
+import type { NewEvent, RecordedEvent } from '../../../src/event-store/event-store.js';
+import { PostgresEventStore } from '../../../src/event-store/postgres/postgres-event-store.js';
+import type { Projection } from '../../../projections/projection.js';
+import { ProjectionRunner } from '../../../projections/runner/projection-runner.js';
+import { projectionStatus } from '../../../projections/runner/projection-status.js';
+import { rebuildProjection } from '../../../projections/runner/rebuild.js';
+import { streamSummariesProjection } from '../../../projections/stream-summaries/stream-summaries.projection.js';
+import { migratedDatabase, type MigratedDatabase, waitForReadable } from '../../support/postgres.js';
+
+const summaries = streamSummariesProjection as Projection;
+let ids = 0;
+const events = (count: number, type = 'Counted'): NewEvent[] =>
+  Array.from({ length: count }, () => ({ id: `e-${(ids += 1)}-${Math.random()}`, type, data: { n: ids } }));
+
+const runnerFor = (db: Database, store: PostgresEventStore, batchSize = 50) =>
+  new ProjectionRunner(db, store, { batchSize, pollIntervalMs: 5, rebuildOnVersionChange: true });
+
+async function drain(runner: ProjectionRunner, projection: Projection, db: Database): Promise<void> {
+  await waitForReadable(db);
+  while ((await runner.tick(projection)) > 0);
+}
+
+async function rowCounts(db: Database): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ id: string; events: number }>('SELECT id, events FROM stream_summaries');
+  return new Map(rows.map((row) => [row.id, row.events]));
+}
+
+describe(ProjectionRunner.name, () => {
+  let database: MigratedDatabase;
+  let store: PostgresEventStore;
+
+  beforeEach(async () => {
+    database = await migratedDatabase('postgres');
+    store = new PostgresEventStore(database.db);
+  });
+  afterEach(async () => {
+    await database.close();
+  });
+
+  it('builds the first generation at start-up, serves it through a stable view and follows new events', async () => {
+    await store.appendToStream('order-1', events(3));
+    const sut = runnerFor(database.db, store);
+    await sut.prepare(summaries);
+    await drain(sut, summaries, database.db);
+    expect(await sut.registry.get(summaries.name)).toMatchObject({
+      liveGeneration: 1,
+      liveVersion: 1,
+      buildingGeneration: null,
+    });
+
+    await store.appendToStream('order-1', events(2));
+    await store.appendToStream('payment-9', events(1, 'PaymentTaken'));
+    await drain(sut, summaries, database.db);
+    const { rows } = await database.db.query<{
+      id: string;
+      category: string;
+      events: number;
+      last_event_type: string;
+    }>('SELECT id, category, events, last_event_type FROM stream_summaries ORDER BY id');
+    expect(rows).toEqual([
+      { id: 'order-1', category: 'order', events: 5, last_event_type: 'Counted' },
+      { id: 'payment-9', category: 'payment', events: 1, last_event_type: 'PaymentTaken' },
+    ]);
+  });
+
+  it('applies every event exactly once with two instances following the same projection', async () => {
+    const other = new PostgresDatabase({ url: database.url!, poolSize: 5 });
+    const first = runnerFor(database.db, store, 20);
+    const second = runnerFor(other, new PostgresEventStore(other), 20);
+    try {
+      await first.start([summaries]);
+      await second.start([summaries]);
+      const expected = new Map<string, number>();
+      await Promise.all(
+        Array.from({ length: 8 }, async (_, writer) => {
+          for (let i = 0; i < 40; i += 1) {
+            const stream = `w${writer}-${i % 7}`;
+            const count = 1 + (i % 3);
+            await store.appendToStream(stream, events(count));
+            expected.set(stream, (expected.get(stream) ?? 0) + count);
+          }
+        }),
+      );
+      const total = [...expected.values()].reduce((a, b) => a + b, 0);
+      await waitForReadable(database.db);
+      for (let waited = 0; waited < 20_000; waited += 50) {
+        const status = await projectionStatus(database.db, store, summaries);
+        if (status.live?.lagEvents === 0 && status.live.eventsProcessed === total) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(await rowCounts(database.db)).toEqual(expected);
+      const status = await projectionStatus(database.db, store, summaries);
+      expect(status.live).toMatchObject({ eventsProcessed: total, lagEvents: 0 });
+    } finally {
+      await first.stop();
+      await second.stop();
+      await other.close();
+    }
+  });
+
+  it('writes neither rows nor checkpoint when a batch fails', async () => {
+    const poisoned: Projection = {
+      ...summaries,
+      name: 'poisoned',
+      table: 'poisoned',
+      evolve: (state, event: RecordedEvent, key) => {
+        if (event.type === 'Poison') throw new Error('cannot apply');
+        return summaries.evolve(state, event, key);
+      },
+    };
+    const sut = runnerFor(database.db, store, 100);
+    await sut.prepare(poisoned);
+    await store.appendToStream('a', events(2));
+    await drain(sut, poisoned, database.db);
+    await store.appendToStream('a', [...events(1), ...events(1, 'Poison')]);
+    await waitForReadable(database.db);
+    await expect(sut.tick(poisoned)).rejects.toThrow('cannot apply');
+    const { rows } = await database.db.query<{ events: number }>('SELECT events FROM poisoned');
+    expect(rows).toEqual([{ events: 2 }]);
+    const status = await projectionStatus(database.db, store, poisoned);
+    expect(status.live).toMatchObject({ eventsProcessed: 2, lagEvents: 2 });
+  });
+
+  it('rebuilds blue/green: the live generation keeps serving until the new one is swapped in', async () => {
+    for (let i = 0; i < 30; i += 1) await store.appendToStream(`s-${i}`, events(1 + (i % 4)));
+    const sut = runnerFor(database.db, store, 10);
+    await sut.prepare(summaries);
+    await drain(sut, summaries, database.db);
+    const before = await rowCounts(database.db);
+
+    const servedDuringRebuild: number[] = [];
+    const result = await rebuildProjection(sut, store, summaries, {
+      batchSize: 10,
+      onProgress: () => {
+        void database.db
+          .query<{ count: bigint }>('SELECT count(*) AS count FROM stream_summaries')
+          .then(({ rows }) => {
+            servedDuringRebuild.push(Number(rows[0].count));
+          });
+      },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(result.generation).toBe(2);
+    expect(result.events).toBe(73);
+    expect(servedDuringRebuild.length).toBeGreaterThan(3);
+    expect(servedDuringRebuild.every((count) => count === 30)).toBe(true);
+    expect(await rowCounts(database.db)).toEqual(before);
+    const tables = await database.db.query<{ tablename: string }>(
+      "SELECT tablename FROM pg_tables WHERE tablename LIKE 'stream_summaries_g%' ORDER BY 1",
+    );
+    expect(tables.rows.map((row) => row.tablename)).toEqual(['stream_summaries_g2']);
+  });
+
+  it('rebuilds itself at start-up when its version changed, serving the old version until the new one is ready', async () => {
+    await store.appendToStream('x-1', events(4));
+    const v1 = runnerFor(database.db, store);
+    await v1.prepare(summaries);
+    await drain(v1, summaries, database.db);
+
+    const v2: Projection<{ events: number; doubled: number }> = {
+      name: summaries.name,
+      version: 2,
+      table: summaries.table,
+      columns: [{ name: 'doubled', type: 'integer', value: (state) => state.doubled }],
+      keysOf: (event) => [event.streamId],
+      evolve: (state) => ({ events: (state?.events ?? 0) + 1, doubled: ((state?.events ?? 0) + 1) * 2 }),
+    };
+    const sut = runnerFor(database.db, store, 2);
+    await sut.prepare(v2 as Projection);
+    expect(await sut.registry.get(summaries.name)).toMatchObject({
+      liveGeneration: 1,
+      liveVersion: 1,
+      buildingGeneration: 2,
+      buildingVersion: 2,
+    });
+    const stale = await projectionStatus(database.db, store, v2 as Projection);
+    expect(stale.stale).toBe(true);
+    expect((await database.db.query('SELECT events FROM stream_summaries')).rows).toEqual([{ events: 4 }]);
+
+    await drain(sut, v2 as Projection, database.db);
+    expect(await sut.registry.get(summaries.name)).toMatchObject({
+      liveGeneration: 2,
+      liveVersion: 2,
+      buildingGeneration: null,
+    });
+    expect((await database.db.query('SELECT id, doubled FROM stream_summaries')).rows).toEqual([
+      { id: 'x-1', doubled: 8 },
+    ]);
+  });
+
+  it('reports lag in events and seconds', async () => {
+    const sut = runnerFor(database.db, store);
+    await sut.prepare(summaries);
+    await drain(sut, summaries, database.db);
+    await store.appendToStream('lagging', events(3));
+    await waitForReadable(database.db);
+    const status = await projectionStatus(database.db, store, summaries, {
+      now: new Date(Date.now() + 10_000),
+    });
+    expect(status.live?.lagEvents).toBe(3);
+    expect(status.live?.lagSeconds).toBeGreaterThanOrEqual(9);
+    await drain(sut, summaries, database.db);
+    expect((await projectionStatus(database.db, store, summaries)).live).toMatchObject({
+      lagEvents: 0,
+      lagSeconds: 0,
+    });
+  });
+});
+
+describe(`${ProjectionRunner.name} on PGlite`, () => {
+  it('builds, follows and rebuilds on the embedded database', async () => {
+    const database = await migratedDatabase('pglite');
+    try {
+      const store = new PostgresEventStore(database.db);
+      await store.appendToStream('p-1', events(3));
+      const sut = runnerFor(database.db, store);
+      await sut.prepare(summaries);
+      await drain(sut, summaries, database.db);
+      await store.appendToStream('p-2', events(2));
+      await drain(sut, summaries, database.db);
+      const result = await rebuildProjection(sut, store, summaries);
+      expect(result).toMatchObject({ generation: 2, events: 5 });
+      expect(await rowCounts(database.db)).toEqual(
+        new Map([
+          ['p-1', 3],
+          ['p-2', 2],
+        ]),
+      );
+    } finally {
+      await database.close();
+    }
+  });
+});
