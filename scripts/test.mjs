@@ -2,6 +2,13 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 
+// The e2e tests start the built processes (dist/), as `npm start` and `npm run cli` do.
+const build = spawnSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+if (build.status !== 0) {
+  process.stdout.write('0 passed, 1 failed\n');
+  process.exit(build.status || 1);
+}
+
 const results = '.jest-results.json';
 rmSync(results, { force: true });
 const run = spawnSync(

@@ -43,8 +43,9 @@ export interface ProgressRendererOptions {
 }
 
 /**
- * Draws progress on stderr: on a terminal one line redrawn in place (`\r`, then erase to the end of the line);
- * otherwise a line at most every `logIntervalMs` (2 s) and a final one.
+ * Draws progress on stderr: on a terminal (with `errRaw`) one line redrawn in place (`\r`, then erase to the end
+ * of the line) at most every `redrawIntervalMs`; otherwise a line at most every `logIntervalMs` (2 s) and a
+ * final one.
  */
 export function createProgressRenderer(
   output: Pick<CliOutput, 'err' | 'errRaw' | 'isTTY'>,

@@ -22,13 +22,16 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 
 /**
  * Shallow-merges each event's data object over the state (later fields win), then sets `revision`,
- * `lastEventType` and `events` (which win over data fields of the same names). Data that is not a plain object
- * (an array, a string, null) leaves the merged fields unchanged.
+ * `lastEventType` and `events` (which win over data fields of the same names, and print last). Data that is not
+ * a plain object (an array, a string, null) leaves the merged fields unchanged.
  */
-export const foldStreamState: StateFold<StreamState> = (state, event) => ({
-  ...state,
-  ...(isPlainObject(event.data) ? event.data : {}),
-  revision: event.revision,
-  lastEventType: event.type,
-  events: (state?.events ?? 0) + 1,
-});
+export const foldStreamState: StateFold<StreamState> = (state, event) => {
+  const { revision: _revision, lastEventType: _lastEventType, events = 0, ...fields } = state ?? {};
+  return {
+    ...fields,
+    ...(isPlainObject(event.data) ? event.data : {}),
+    revision: event.revision,
+    lastEventType: event.type,
+    events: (events as number) + 1,
+  };
+};

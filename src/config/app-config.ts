@@ -78,7 +78,8 @@ export function loadAppConfig(env: Env, configDir = resolve('configs')): AppConf
 function databaseConfig(env: Env): DatabaseConfig {
   const url = env.DATABASE_URL;
   if (url === undefined || url === '') {
-    return { kind: 'pglite', dataDir: resolve(env.DATA_DIR || 'data') };
+    const dataDir = env.DATA_DIR || 'data';
+    return { kind: 'pglite', dataDir: dataDir.startsWith('memory://') ? dataDir : resolve(dataDir) };
   }
   if (!/^postgres(ql)?:\/\/.+/.test(url)) {
     throw new ConfigError('DATABASE_URL', 'must be a postgres:// or postgresql:// URL');

@@ -43,6 +43,11 @@ export class PostgresDatabase implements Database {
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     let broken = false;
+    // A connection the server ends mid-transaction emits 'error' on the client; the pending query rejects anyway.
+    const onError = () => {
+      broken = true;
+    };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const tx: SqlExecutor = {
@@ -60,6 +65,7 @@ export class PostgresDatabase implements Database {
       });
       throw error;
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   }

@@ -36,7 +36,7 @@ async function startContainer(): Promise<EventStoreDbTarget> {
   };
 }
 
-async function dockerReachable(): Promise<boolean> {
+export async function dockerReachable(): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), DOCKER_PROBE_MS);

@@ -47,7 +47,7 @@ export const commands: readonly CliCommand[] = [
   {
     name: 'projections:rebuild',
     usage: 'projections:rebuild <name>',
-    description: 'rebuild a projection blue/green from the start of the log, then swap it in',
+    description: 'rebuild a projection blue/green from the start of the log',
     arity: 1,
     run: ({ config, db, store, output }, [name]) =>
       rebuildProjectionCommand(
@@ -60,7 +60,7 @@ export const commands: readonly CliCommand[] = [
     name: 'projections:audit',
     aliases: ['audit'],
     usage: 'projections:audit <name>',
-    description: 'rebuild a projection aside and compare every row with the live one (exit 2 on differences)',
+    description: 'compare every live row with a rebuild (exit 2 on differences)',
     arity: 1,
     run: ({ config, db, store, output }, [name]) =>
       auditProjectionCommand(

@@ -1,4 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
+import { types } from 'node:util';
 import { LOG_LEVELS, type LogLevel } from '../../config/app-config.js';
 
 type NestLevel = 'log' | 'error' | 'warn' | 'debug' | 'verbose' | 'fatal';
@@ -52,8 +53,14 @@ export class JsonLogger implements LoggerService {
     // Nest passes the context as the last string argument, and a stack before it for errors.
     const context = typeof rest[rest.length - 1] === 'string' ? (rest.pop() as string) : undefined;
     const stack = nestLevel === 'error' && typeof rest[0] === 'string' ? (rest.shift() as string) : undefined;
-    const fields =
-      message !== null && typeof message === 'object' ? redact(message) : { msg: String(message) };
+    const fields = types.isNativeError(message)
+      ? {
+          msg: message.message,
+          err: { name: message.name, code: (message as { code?: unknown }).code, stack: message.stack },
+        }
+      : message !== null && typeof message === 'object'
+        ? redact(message)
+        : { msg: String(message) };
     const line = JSON.stringify(
       { level, time: new Date().toISOString(), context, ...fields, ...(stack ? { stack } : {}) },
       jsonSafe,

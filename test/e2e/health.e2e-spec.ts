@@ -1,0 +1,77 @@
+import pg from 'pg';
+import { PostgresEventStore } from '../../src/event-store/postgres/postgres-event-store.js';
+import { DATABASE, type Database } from '../../src/database/database.js';
+import { TEST_SERVER_URL, waitForReadable } from '../support/postgres.js';
+import { startTestApp, type TestApp } from '../support/app.js';
+
+async function health(app: TestApp) {
+  const response = await app.http.inject({ method: 'GET', url: '/health' });
+  return { status: response.statusCode, body: JSON.parse(response.body) };
+}
+
+describe('GET /health', () => {
+  it('is 200 when the database, the event store and every projection are up and caught up', async () => {
+    const app = await startTestApp();
+    try {
+      const db = app.app.get<Database>(DATABASE);
+      await new PostgresEventStore(db).appendToStream('order-1', [{ id: 'h-1', type: 'Placed', data: {} }]);
+      await waitForReadable(db);
+      let result = await health(app);
+      for (
+        let tries = 0;
+        tries < 100 && result.body.checks.projections.projections?.[0]?.lagEvents !== 0;
+        tries += 1
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        result = await health(app);
+      }
+      expect(result.status).toBe(200);
+      expect(result.body).toMatchObject({
+        status: 'ok',
+        checks: {
+          database: { status: 'up', kind: 'postgres' },
+          eventStore: { status: 'up', kind: 'postgres' },
+          projections: {
+            status: 'up',
+            projections: [{ name: 'stream-summaries', generation: 1, lagEvents: 0 }],
+          },
+        },
+      });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('is 503 naming the projection that has no live read model', async () => {
+    const app = await startTestApp({ PROJECTIONS_RUN: 'false' });
+    try {
+      const result = await health(app);
+      expect(result.status).toBe(503);
+      expect(result.body.status).toBe('error');
+      expect(result.body.checks.database.status).toBe('up');
+      expect(result.body.checks.projections).toMatchObject({
+        status: 'down',
+        error: 'stream-summaries has no live generation yet',
+      });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('is 503 naming the database when it goes away', async () => {
+    const app = await startTestApp();
+    try {
+      const admin = new pg.Client({ connectionString: TEST_SERVER_URL });
+      await admin.connect();
+      await admin.query(`DROP DATABASE ${app.database.name} WITH (FORCE)`);
+      await admin.end();
+      const result = await health(app);
+      expect(result.status).toBe(503);
+      expect(result.body.checks.database).toMatchObject({ status: 'down', error: expect.any(String) });
+      expect(result.body.checks.eventStore.status).toBe('down');
+    } finally {
+      await app.close().catch(() => undefined);
+      await app.database.drop();
+    }
+  });
+});

@@ -1,0 +1,60 @@
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, spawnNode } from '../support/process.js';
+
+const MAIN = 'dist/src/main.js';
+
+describe('the API process (dist/src/main.js, as `npm start` runs it)', () => {
+  beforeAll(() => {
+    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: npm test builds it first (scripts/test.mjs)`);
+  });
+
+  it.each([
+    [
+      { PORT: 'abc' },
+      /^Invalid configuration: PORT must be an integer \(got "abc"\) \(.*app\.development\.json: http\.port\)\n$/,
+    ],
+    [
+      { DATABASE_URL: 'mysql://nope' },
+      /^Invalid configuration: DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL\n$/,
+    ],
+    [
+      { ENVIRONMENT: 'nowhere' },
+      /^Invalid configuration: ENVIRONMENT is "nowhere" but .*app\.nowhere\.json does not exist\n$/,
+    ],
+  ])('stops with one line naming the variable for %j', async (env, line) => {
+    const sut = spawnNode(MAIN, [], { ...env, DATA_DIR: mkdtempSync(join(tmpdir(), 'ferry-start-')) });
+    expect(await sut.exited).toBe(1);
+    expect(sut.stderr()).toMatch(line);
+  });
+
+  it('serves /health on embedded storage with no database server, and stops cleanly on SIGTERM', async () => {
+    const port = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), 'ferry-start-'));
+    const sut = spawnNode(MAIN, [], {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+    });
+    try {
+      let response: Response | undefined;
+      for (let attempt = 0; attempt < 300 && !response; attempt += 1) {
+        response = await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined);
+        if (!response) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(response?.status).toBe(200);
+      expect(await response?.json()).toMatchObject({
+        status: 'ok',
+        checks: { database: { kind: 'pglite' } },
+      });
+    } finally {
+      sut.child.kill('SIGTERM');
+    }
+    expect([0, 'SIGTERM']).toContain(await sut.exited);
+    // The shutdown hooks ran: the database was closed and its lock released.
+    expect(existsSync(join(dataDir, 'FERRY_PGLITE.lock'))).toBe(false);
+    expect(existsSync(join(dataDir, 'FERRY_PGLITE.json'))).toBe(true);
+  });
+});

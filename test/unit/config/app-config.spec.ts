@@ -1,0 +1,84 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { loadAppConfig } from '../../../src/config/app-config.js';
+import { ConfigError } from '../../../src/config/config.error.js';
+import { resolvePlaceholders } from '../../../src/config/resolve-placeholders.js';
+
+const configs = resolve('configs');
+
+describe(resolvePlaceholders.name, () => {
+  it('resolves variables and defaults in nested strings, recording where each value came from', () => {
+    const origins = new Map<string, string>();
+    const sut = resolvePlaceholders(
+      { rpc: 'https://${HOST}/v1', port: '${PORT:-3000}', list: ['${A:-x}', 1, null] },
+      { HOST: 'node.example', A: 'set' },
+      origins,
+    );
+    expect(sut).toEqual({ rpc: 'https://node.example/v1', port: '3000', list: ['set', 1, null] });
+    expect(origins.get('rpc')).toBe('HOST');
+    expect(origins.get('list[0]')).toBe('A');
+  });
+
+  it('stops with the name of a required variable that is unset', () => {
+    expect(() => resolvePlaceholders({ chains: [{ rpc: '${RPC_URL_31337}' }] }, {})).toThrow(
+      'Invalid configuration: RPC_URL_31337 is required (referenced by chains[0].rpc)',
+    );
+  });
+});
+
+describe(loadAppConfig.name, () => {
+  it('defaults to development on embedded storage with the PostgreSQL event store', () => {
+    const sut = loadAppConfig({}, configs);
+    expect(sut.environment).toBe('development');
+    expect(sut.http.port).toBe(3000);
+    expect(sut.database).toEqual({ kind: 'pglite', dataDir: resolve('data') });
+    expect(sut.eventStore).toEqual({ kind: 'postgres' });
+  });
+
+  it('reads PORT, DATABASE_URL and EVENTSTORE_URL', () => {
+    const sut = loadAppConfig(
+      {
+        PORT: '8080',
+        DATABASE_URL: 'postgres://u@db:5432/ferry',
+        EVENTSTORE_URL: 'esdb://es:2113?tls=false',
+      },
+      configs,
+    );
+    expect(sut.http.port).toBe(8080);
+    expect(sut.database).toEqual({ kind: 'postgres', url: 'postgres://u@db:5432/ferry' });
+    expect(sut.eventStore).toEqual({ kind: 'esdb', url: 'esdb://es:2113?tls=false' });
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT must be an integer'],
+    [{ PORT: '70000' }, 'PORT must be between 1 and 65535'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must be a postgres:// or postgresql:// URL'],
+    [{ EVENTSTORE_URL: 'http://es' }, 'EVENTSTORE_URL must be an esdb://'],
+    [{ ENVIRONMENT: 'staging' }, 'ENVIRONMENT is "staging" but'],
+    [{ ENVIRONMENT: '../etc' }, 'ENVIRONMENT must be lowercase letters'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
+    [{ PROJECTIONS_RUN: 'maybe' }, 'PROJECTIONS_RUN must be true or false'],
+  ])('stops start-up naming the variable for %j', (env, message) => {
+    let error: unknown;
+    try {
+      loadAppConfig(env, configs);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain(`Invalid configuration: ${message}`);
+    expect((error as Error).message).not.toContain('\n');
+  });
+
+  it('names the config file and path when a value without a variable is malformed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ferry-config-'));
+    writeFileSync(
+      join(dir, 'app.broken.json'),
+      JSON.stringify({ http: { port: 3000, bodyLimitBytes: 'lots' } }),
+    );
+    expect(() => loadAppConfig({ ENVIRONMENT: 'broken' }, dir)).toThrow(
+      /app\.broken\.json: http\.bodyLimitBytes must be an integer/,
+    );
+  });
+});
