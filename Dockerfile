@@ -17,6 +17,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY configs ./configs
+# Embedded storage and the generated development secret live in ./data; production sets DATABASE_URL and secrets.
+RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 3000
 CMD ["node", "dist/src/main.js"]

@@ -1,8 +1,18 @@
 import type { Projection } from './projection.js';
+import { requestDeadlinesProjection } from './request-deadlines/request-deadlines.projection.js';
+import { requestStatusProjection } from './request-status/request-status.projection.js';
+import { requestsV2Projection } from './requests-v2/requests-v2.projection.js';
+import { requestsV3Projection } from './requests-v3/requests-v3.projection.js';
 import { streamSummariesProjection } from './stream-summaries/stream-summaries.projection.js';
 
 /** Every projection the app runs. Adding one here is all it takes: the runner builds and follows it. */
-export const projections: readonly Projection[] = [streamSummariesProjection as Projection];
+export const projections: readonly Projection[] = [
+  streamSummariesProjection as Projection,
+  requestDeadlinesProjection as Projection,
+  requestsV3Projection as Projection,
+  requestsV2Projection as Projection,
+  requestStatusProjection as Projection,
+];
 
 export function findProjection(name: string): Projection | undefined {
   return projections.find((projection) => projection.name === name);

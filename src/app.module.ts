@@ -1,22 +1,39 @@
 import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { ProjectionsModule } from '../projections/projections.module.js';
+import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
+import { type Clock, systemClock } from './common/clock.js';
+import { ClockModule } from './common/clock.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { EventStoreModule } from './event-store/event-store.module.js';
 import { HealthModule } from './health/health.module.js';
+import { HistoryModule } from './history/history.module.js';
+import { HistoryV2Module } from './history/v2/history-v2.module.js';
+import { RequestsModule } from './requests/requests.module.js';
+import { RequestStatusModule } from './requests/status/request-status.module.js';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, extraModules: readonly (Type | DynamicModule)[] = []): DynamicModule {
+  static forRoot(
+    config: AppConfig,
+    extraModules: readonly (Type | DynamicModule)[] = [],
+    clock: Clock = systemClock,
+  ): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        ClockModule.forRoot(clock),
         DatabaseModule,
         EventStoreModule,
         ProjectionsModule,
         HealthModule,
+        HistoryModule,
+        RequestsModule,
+        ApiKeysModule,
+        RequestStatusModule,
+        HistoryV2Module,
         ...extraModules,
       ],
     };

@@ -1,8 +1,9 @@
 import type { Database } from '../../src/database/database.js';
-import { comparePositions, type EventStore } from '../../src/event-store/event-store.js';
+import type { EventStore } from '../../src/event-store/event-store.js';
 import type { Projection } from '../projection.js';
 import { applyEvents } from './apply-events.js';
-import { ProjectionRegistry, readCheckpoint } from './projection-registry.js';
+import { type BatchResult, processCheckpointedBatch } from './checkpointed-batch.js';
+import { ProjectionRegistry } from './projection-registry.js';
 import { generationTable } from './projection-table.js';
 
 export interface RunnerOptions {
@@ -13,14 +14,7 @@ export interface RunnerOptions {
   readonly onError?: (projection: Projection, error: unknown) => void;
 }
 
-export interface BatchResult {
-  /** Events read and checkpointed (handled or skipped by the projection). */
-  readonly processed: number;
-  /** Nothing more to read right now. */
-  readonly caughtUp: boolean;
-  /** Another instance holds or moved this checkpoint; this batch was discarded. */
-  readonly contended: boolean;
-}
+export type { BatchResult };
 
 /**
  * Keeps projections up to date from the global log. Each batch: read events after the checkpoint, then in one
@@ -42,51 +36,18 @@ export class ProjectionRunner {
   }
 
   /** Reads and applies one batch to one generation of a projection. */
-  async processBatch(
+  processBatch(
     projection: Projection,
     generation: number,
     batchSize = this.options.batchSize,
   ): Promise<BatchResult> {
-    const checkpoint = await readCheckpoint(this.db, projection.name, generation);
-    if (!checkpoint) return { processed: 0, caughtUp: true, contended: true };
-    const batch = await this.store.readAll({ from: checkpoint.position, maxCount: batchSize });
-    if (batch.events.length === 0) return { processed: 0, caughtUp: true, contended: false };
-
     const table = generationTable(projection, generation);
-    return this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<{ commit_position: bigint; prepare_position: bigint }>(
-        `SELECT commit_position, prepare_position FROM projection_checkpoints
-          WHERE name = $1 AND generation = $2 FOR UPDATE SKIP LOCKED`,
-        [projection.name, generation],
-      );
-      const locked = rows[0];
-      if (
-        !locked ||
-        comparePositions(
-          { commit: locked.commit_position, prepare: locked.prepare_position },
-          checkpoint.position,
-        ) !== 0
-      ) {
-        return { processed: 0, caughtUp: false, contended: true };
-      }
-      await applyEvents(tx, projection, table, batch.events);
-      const last = batch.events[batch.events.length - 1];
-      await tx.query(
-        `UPDATE projection_checkpoints
-            SET commit_position = $3, prepare_position = $4, events_processed = events_processed + $5,
-                last_event_at = $6, updated_at = now()
-          WHERE name = $1 AND generation = $2`,
-        [
-          projection.name,
-          generation,
-          batch.position.commit,
-          batch.position.prepare,
-          batch.events.length,
-          last.createdAt.toISOString(),
-        ],
-      );
-      return { processed: batch.events.length, caughtUp: batch.isEnd, contended: false };
-    });
+    return processCheckpointedBatch(
+      this.db,
+      this.store,
+      { name: projection.name, generation, batchSize },
+      (tx, events) => applyEvents(tx, projection, table, events),
+    );
   }
 
   /**

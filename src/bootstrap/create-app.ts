@@ -4,6 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { randomUUID } from 'node:crypto';
 import { AppModule } from '../app.module.js';
 import type { AppConfig } from '../config/app-config.js';
+import type { Clock } from '../common/clock.js';
 import { HttpErrorFilter } from '../common/http/http-error.filter.js';
 import { createValidationPipe } from '../common/http/validation.pipe.js';
 import { JsonLogger } from '../common/logging/json-logger.js';
@@ -15,6 +16,8 @@ export interface CreateAppOptions {
   readonly logger?: LoggerService | false;
   /** Modules mounted beside the app's own (tests mount fixtures this way). */
   readonly extraModules?: readonly (Type | DynamicModule)[];
+  /** The clock every module decides with (default: the system clock). */
+  readonly clock?: Clock;
 }
 
 /** Builds the API application (not yet listening): Fastify, the shared error and validation conventions, OpenAPI. */
@@ -36,7 +39,7 @@ export async function createApp(
     },
   });
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.forRoot(config, options.extraModules),
+    AppModule.forRoot(config, options.extraModules, options.clock),
     adapter,
     {
       logger: options.logger ?? new JsonLogger(config.logLevel),
@@ -52,7 +55,15 @@ export async function createApp(
   app.enableCors({
     origin: true,
     allowedHeaders: ['content-type', 'relay-sdk-version', 'x-api-key', 'x-request-id'],
-    exposedHeaders: ['x-request-id'],
+    exposedHeaders: [
+      'x-request-id',
+      'retry-after',
+      'x-ratelimit-limit',
+      'x-ratelimit-remaining',
+      'deprecation',
+      'sunset',
+      'link',
+    ],
   });
   app.enableShutdownHooks();
   setupOpenApi(app);

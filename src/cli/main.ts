@@ -4,7 +4,7 @@ import type { Database } from '../database/database.js';
 import { openDatabase } from '../database/open-database.js';
 import type { EventStore } from '../event-store/event-store.js';
 import { openEventStore } from '../event-store/open-event-store.js';
-import { findCommand, usageLines } from './commands/index.js';
+import { argumentsProblem, findCommand, usageLines } from './commands/index.js';
 import type { CliOutput } from './output.js';
 
 /**
@@ -23,7 +23,9 @@ async function main(argv: readonly string[], output: CliOutput): Promise<number>
     for (const line of usageLines()) output.err(line);
     return 1;
   }
-  if (args.length !== command.arity) {
+  const problem = argumentsProblem(command, args);
+  if (problem !== undefined) {
+    if (problem) output.err(problem);
     output.err(`Usage: npm run cli -- ${command.usage}`);
     return 1;
   }

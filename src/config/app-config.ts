@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { apiKeySecret } from '../api-keys/api-key-secret.js';
 import { ConfigError } from './config.error.js';
 import { loadConfigFile, type LoadedConfigFile } from './config-file.js';
 import type { Env } from './resolve-placeholders.js';
@@ -24,7 +25,20 @@ export interface AppConfig {
     readonly run: boolean;
   };
   readonly health: { readonly maxProjectionLagSeconds: number };
+  /** How often the deadline sweeper looks for requests past a deadline (0: never, e.g. in tests that sweep by hand). */
+  readonly requests: { readonly sweepIntervalMs: number };
   readonly postgres: { readonly poolSize: number; readonly idleInTransactionSessionTimeoutMs: number };
+  /** `encryptionKey`: the 32-byte secret API keys are hashed and encrypted under (see docs/api-keys.md). */
+  readonly apiKeys: { readonly encryptionKey: Buffer; readonly defaultRateLimitPerMinute: number };
+  /** The deprecated `GET /requests/v2`: when it was deprecated, its shrinking rate limits, its retirement. */
+  readonly v2: V2Schedule;
+}
+
+export interface V2Schedule {
+  readonly deprecatedAt: Date;
+  readonly sunsetAt: Date;
+  /** Ascending; each limit (requests per minute per caller) applies from its date until the next one's. */
+  readonly rateLimits: readonly { readonly from: Date; readonly perMinute: number }[];
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug'] as const;
@@ -64,6 +78,7 @@ export function loadAppConfig(env: Env, configDir = resolve('configs')): AppConf
       run: read.boolean('projections.run'),
     },
     health: { maxProjectionLagSeconds: read.integer('health.maxProjectionLagSeconds', 1, 86_400) },
+    requests: { sweepIntervalMs: read.integer('requests.sweepIntervalMs', 0, 3_600_000) },
     postgres: {
       poolSize: read.integer('postgres.poolSize', 1, 1000),
       idleInTransactionSessionTimeoutMs: read.integer(
@@ -72,7 +87,35 @@ export function loadAppConfig(env: Env, configDir = resolve('configs')): AppConf
         86_400_000,
       ),
     },
+    v2: v2Schedule(read),
+    // Last: it may create the development secret file, which only a valid configuration should do.
+    apiKeys: apiKeysConfig(env, environment, read),
   };
+}
+
+function apiKeysConfig(env: Env, environment: string, read: ConfigReader): AppConfig['apiKeys'] {
+  const defaultRateLimitPerMinute = read.integer('apiKeys.defaultRateLimitPerMinute', 1, 1_000_000);
+  return { encryptionKey: apiKeySecret(env, environment), defaultRateLimitPerMinute };
+}
+
+function v2Schedule(read: ConfigReader): V2Schedule {
+  const deprecatedAt = read.instant('v2.deprecatedAt');
+  const sunsetAt = read.instant('v2.sunsetAt');
+  if (sunsetAt <= deprecatedAt) throw read.error('v2.sunsetAt', 'must be after v2.deprecatedAt');
+  const rateLimits = Array.from({ length: read.length('v2.rateLimits') }, (_, i) => ({
+    from: read.instant(`v2.rateLimits.${i}.from`),
+    perMinute: read.integer(`v2.rateLimits.${i}.perMinute`, 1, 1_000_000),
+  }));
+  rateLimits.forEach(({ from }, i) => {
+    const previous = i === 0 ? deprecatedAt : rateLimits[i - 1].from;
+    if (from < previous || from >= sunsetAt) {
+      throw read.error(
+        `v2.rateLimits.${i}.from`,
+        'must be ascending, from v2.deprecatedAt to before v2.sunsetAt',
+      );
+    }
+  });
+  return { deprecatedAt, sunsetAt, rateLimits };
 }
 
 function databaseConfig(env: Env): DatabaseConfig {
@@ -132,6 +175,23 @@ class ConfigReader {
     throw this.error(path, `must be true or false (got ${JSON.stringify(raw)})`);
   }
 
+  /** An ISO 8601 date-time with an explicit offset (`2026-11-24T00:00:00Z`). */
+  instant(path: string): Date {
+    const raw = this.raw(path);
+    const date = typeof raw === 'string' ? new Date(raw) : undefined;
+    if (!date || !/T.*(Z|[+-]\d\d:\d\d)$/.test(raw as string) || Number.isNaN(date.getTime())) {
+      throw this.error(path, `must be an ISO 8601 date-time with a time zone (got ${JSON.stringify(raw)})`);
+    }
+    return date;
+  }
+
+  /** The length of an array. */
+  length(path: string): number {
+    const raw = this.raw(path);
+    if (!Array.isArray(raw)) throw this.error(path, `must be an array (got ${JSON.stringify(raw)})`);
+    return raw.length;
+  }
+
   private raw(path: string): unknown {
     let node: unknown = this.file.value;
     for (const key of path.split('.')) {
@@ -141,7 +201,7 @@ class ConfigReader {
     return node;
   }
 
-  private error(path: string, problem: string): ConfigError {
+  error(path: string, problem: string): ConfigError {
     const variable = this.file.origins.get(path);
     return variable
       ? new ConfigError(variable, `${problem} (${this.file.file}: ${path})`)

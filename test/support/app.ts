@@ -2,6 +2,7 @@ import type { DynamicModule, Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
 import { createApp } from '../../src/bootstrap/create-app.js';
+import type { Clock } from '../../src/common/clock.js';
 import { type AppConfig, loadAppConfig } from '../../src/config/app-config.js';
 import { createTestDatabase, type TestDatabase } from './postgres.js';
 
@@ -17,6 +18,7 @@ export interface TestApp {
 export async function startTestApp(
   env: Record<string, string> = {},
   extraModules: readonly (Type | DynamicModule)[] = [],
+  clock?: Clock,
 ): Promise<TestApp> {
   const database = await createTestDatabase('ferry_e2e');
   const config = loadAppConfig({
@@ -25,7 +27,7 @@ export async function startTestApp(
     DATABASE_URL: database.url,
     ...env,
   });
-  const app = await createApp(config, { logger: false, extraModules });
+  const app = await createApp(config, { logger: false, extraModules, clock });
   await app.init();
   const http = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   await http.ready();
@@ -39,4 +41,26 @@ export async function startTestApp(
       await database.drop();
     },
   };
+}
+
+/**
+ * Resolves once every projection of the app has applied everything appended so far (call it after driving commands,
+ * before reading a read model through HTTP).
+ */
+export async function waitForProjections(app: TestApp, timeoutMs = 15_000): Promise<void> {
+  const { ProjectionsService } = await import('../../projections/projections.service.js');
+  const { DATABASE } = await import('../../src/database/database.js');
+  const { waitForReadable } = await import('./postgres.js');
+  await waitForReadable(app.app.get(DATABASE));
+  const projections = app.app.get(ProjectionsService);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const statuses = await projections.status();
+    if (statuses.every((status) => status.live && status.live.lagEvents === 0 && !status.building)) return;
+    if (Date.now() > deadline)
+      throw new Error(
+        `Projections still behind: ${JSON.stringify(statuses, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }

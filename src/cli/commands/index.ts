@@ -1,11 +1,21 @@
+import { ApiKeysService } from '../../api-keys/api-keys.service.js';
 import type { AppConfig } from '../../config/app-config.js';
 import type { Database } from '../../database/database.js';
 import type { EventStore } from '../../event-store/event-store.js';
 import { projections } from '../../../projections/index.js';
 import type { CliOutput } from '../output.js';
+import {
+  CREATE_API_KEY_OPTIONS,
+  CREATE_API_KEY_USAGE,
+  createApiKeyCommand,
+  parseCreateApiKeyArgs,
+} from './api-keys-create.command.js';
+import { listApiKeysCommand } from './api-keys-list.command.js';
+import { revokeApiKeyCommand } from './api-keys-revoke.command.js';
 import { auditProjectionCommand } from './audit-projection.command.js';
 import { projectionStatusCommand } from './projection-status.command.js';
 import { rebuildProjectionCommand } from './rebuild-projection.command.js';
+import { replayRequest } from './replay-request.command.js';
 import { replayStream } from './replay-stream.command.js';
 
 /** What a command runs with: the configuration, the opened database and event store, and where to write. */
@@ -23,8 +33,11 @@ export interface CliCommand {
   readonly usage: string;
   /** One line for the help. */
   readonly description: string;
-  /** How many positional arguments it takes (exactly). */
-  readonly arity: number;
+  /**
+   * How many positional arguments it takes (exactly), or, for a command with options, a check of its arguments
+   * returning the problem with them (undefined when fine). Either way it is checked before anything is opened.
+   */
+  readonly arity: number | ((args: readonly string[]) => string | undefined);
   /** Resolves to the process exit code. */
   run(context: CliContext, args: readonly string[]): Promise<number>;
 }
@@ -36,6 +49,13 @@ export const commands: readonly CliCommand[] = [
     description: 'print each event of a stream and the state after it',
     arity: 1,
     run: ({ store, output }, [streamId]) => replayStream({ store }, streamId, output),
+  },
+  {
+    name: 'requests:replay',
+    usage: 'requests:replay <requestId>',
+    description: 'print every event of a request with its status, then the v3 record it leads to',
+    arity: 1,
+    run: ({ store, output }, [requestId]) => replayRequest({ store }, requestId, output),
   },
   {
     name: 'projections:status',
@@ -69,7 +89,56 @@ export const commands: readonly CliCommand[] = [
         output,
       ),
   },
+  {
+    name: 'api-keys:create',
+    usage: CREATE_API_KEY_USAGE,
+    description: `create an API key and print it once. ${CREATE_API_KEY_OPTIONS}`,
+    arity: (args) => {
+      const parsed = parseCreateApiKeyArgs(args);
+      return typeof parsed === 'string' ? `${parsed}. ${CREATE_API_KEY_OPTIONS}` : undefined;
+    },
+    run: ({ config, db, output }, args) =>
+      createApiKeyCommand(
+        {
+          apiKeys: new ApiKeysService(db, config),
+          defaultRateLimitPerMinute: config.apiKeys.defaultRateLimitPerMinute,
+        },
+        args,
+        output,
+      ),
+  },
+  {
+    name: 'api-keys:list',
+    usage: 'api-keys:list',
+    description: 'every API key: prefix, label, limits, webhook, created, revoked (no secrets)',
+    arity: 0,
+    run: ({ config, db, output }) =>
+      listApiKeysCommand(
+        {
+          apiKeys: new ApiKeysService(db, config),
+          defaultRateLimitPerMinute: config.apiKeys.defaultRateLimitPerMinute,
+        },
+        output,
+      ),
+  },
+  {
+    name: 'api-keys:revoke',
+    usage: 'api-keys:revoke <id|prefix>',
+    description: 'revoke an API key (by id or its fk_… prefix); requests with it get 401 from then on',
+    arity: 1,
+    run: ({ config, db, output }, [idOrPrefix]) =>
+      revokeApiKeyCommand({ apiKeys: new ApiKeysService(db, config) }, idOrPrefix, output),
+  },
 ];
+
+/**
+ * What is wrong with a command's arguments: undefined when nothing, '' for a wrong count of positional
+ * arguments (the usage line says it all), else the problem.
+ */
+export function argumentsProblem(command: CliCommand, args: readonly string[]): string | undefined {
+  if (typeof command.arity === 'function') return command.arity(args);
+  return args.length === command.arity ? undefined : '';
+}
 
 export function findCommand(name: string): CliCommand | undefined {
   return commands.find((command) => command.name === name || command.aliases?.includes(name));

@@ -24,6 +24,11 @@ export const ERROR_CODES = {
     status: 429,
     description: 'Too many requests for this key or route; retry after the `Retry-After` header.',
   },
+  ENDPOINT_RETIRED: {
+    status: 410,
+    description:
+      'The endpoint was retired on its announced `Sunset` date (`GET /requests/v2` on 2026-11-24); the body names its `successor`.',
+  },
   INTERNAL_ERROR: {
     status: 500,
     description: 'An unexpected error; the response carries `requestId` for the logs.',

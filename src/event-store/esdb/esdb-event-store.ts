@@ -38,7 +38,7 @@ import {
   type SubscribeOptions,
   WrongExpectedRevisionError,
 } from '../event-store.js';
-import { applyFilter } from '../postgres/read-all.js';
+import { applyFilter } from '../event-filter.js';
 
 /** Our ids are free-form strings; EventStoreDB wants UUIDs, so the original id travels in the metadata. */
 const EVENT_ID_KEY = '$ferryEventId';

@@ -1,11 +1,6 @@
 import type { SqlExecutor } from '../../database/database.js';
-import {
-  type EventFilter,
-  type ReadAllOptions,
-  type ReadAllResult,
-  type RecordedEvent,
-  START,
-} from '../event-store.js';
+import { applyFilter } from '../event-filter.js';
+import { type ReadAllOptions, type ReadAllResult, START } from '../event-store.js';
 import { EVENT_COLUMNS, type EventRow, toRecordedEvent } from './event-row.js';
 
 /**
@@ -27,16 +22,6 @@ export async function readAll(sql: SqlExecutor, options: ReadAllOptions = {}): P
   const scanned = rows.map(toRecordedEvent);
   const position = scanned.length > 0 ? scanned[scanned.length - 1].position : from;
   return { events: applyFilter(scanned, options.filter), position, isEnd: scanned.length < maxCount };
-}
-
-export function applyFilter(events: RecordedEvent[], filter?: EventFilter): RecordedEvent[] {
-  if (!filter) return events;
-  const { streamPrefixes, eventTypes } = filter;
-  return events.filter(
-    (event) =>
-      (!streamPrefixes || streamPrefixes.some((prefix) => event.streamId.startsWith(prefix))) &&
-      (!eventTypes || eventTypes.includes(event.type)),
-  );
 }
 
 /** How many events are readable after `position`, counting at most `cap`. */

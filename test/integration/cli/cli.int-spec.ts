@@ -173,7 +173,9 @@ describe('the operator CLI against PostgreSQL', () => {
       expect(await rebuildProjectionCommand({ db, store, projections, batchSize: 100 }, 'nope', output)).toBe(
         1,
       );
-      expect(output.stderr).toEqual(['Unknown projection "nope". Known projections: stream-summaries']);
+      expect(output.stderr).toEqual([
+        `Unknown projection "nope". Known projections: ${projections.map((p) => p.name).join(', ')}`,
+      ]);
     });
   });
 

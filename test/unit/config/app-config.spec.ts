@@ -6,6 +6,8 @@ import { ConfigError } from '../../../src/config/config.error.js';
 import { resolvePlaceholders } from '../../../src/config/resolve-placeholders.js';
 
 const configs = resolve('configs');
+/** A fixed secret, so loading the config never writes the generated one into ./data. */
+const SECRET = { API_KEY_ENCRYPTION_KEY: '11'.repeat(32) };
 
 describe(resolvePlaceholders.name, () => {
   it('resolves variables and defaults in nested strings, recording where each value came from', () => {
@@ -29,7 +31,7 @@ describe(resolvePlaceholders.name, () => {
 
 describe(loadAppConfig.name, () => {
   it('defaults to development on embedded storage with the PostgreSQL event store', () => {
-    const sut = loadAppConfig({}, configs);
+    const sut = loadAppConfig({ ...SECRET }, configs);
     expect(sut.environment).toBe('development');
     expect(sut.http.port).toBe(3000);
     expect(sut.database).toEqual({ kind: 'pglite', dataDir: resolve('data') });
@@ -39,6 +41,7 @@ describe(loadAppConfig.name, () => {
   it('reads PORT, DATABASE_URL and EVENTSTORE_URL', () => {
     const sut = loadAppConfig(
       {
+        ...SECRET,
         PORT: '8080',
         DATABASE_URL: 'postgres://u@db:5432/ferry',
         EVENTSTORE_URL: 'esdb://es:2113?tls=false',
@@ -62,7 +65,7 @@ describe(loadAppConfig.name, () => {
   ])('stops start-up naming the variable for %j', (env, message) => {
     let error: unknown;
     try {
-      loadAppConfig(env, configs);
+      loadAppConfig({ ...SECRET, ...env }, configs);
     } catch (caught) {
       error = caught;
     }
@@ -77,7 +80,7 @@ describe(loadAppConfig.name, () => {
       join(dir, 'app.broken.json'),
       JSON.stringify({ http: { port: 3000, bodyLimitBytes: 'lots' } }),
     );
-    expect(() => loadAppConfig({ ENVIRONMENT: 'broken' }, dir)).toThrow(
+    expect(() => loadAppConfig({ ...SECRET, ENVIRONMENT: 'broken' }, dir)).toThrow(
       /app\.broken\.json: http\.bodyLimitBytes must be an integer/,
     );
   });

@@ -1,0 +1,81 @@
+import type { Database, SqlExecutor } from '../../src/database/database.js';
+import { comparePositions, type EventStore, type RecordedEvent } from '../../src/event-store/event-store.js';
+import { readCheckpoint } from './projection-registry.js';
+
+export interface BatchResult {
+  /** Events read and checkpointed (handled or skipped by the consumer). */
+  readonly processed: number;
+  /** Nothing more to read right now. */
+  readonly caughtUp: boolean;
+  /** Another instance holds or moved this checkpoint; this batch was discarded. */
+  readonly contended: boolean;
+}
+
+export interface CheckpointedConsumer {
+  /** The checkpoint row: `(name, generation)` in `projection_checkpoints`. */
+  readonly name: string;
+  readonly generation: number;
+  readonly batchSize: number;
+}
+
+/**
+ * One batch of any checkpointed consumer of the global log (projections, the webhook outbox writer): read events
+ * after the checkpoint, then in one transaction lock the checkpoint row (`FOR UPDATE SKIP LOCKED`), check it has not
+ * moved, let `handle` write what the batch means, and advance the checkpoint. Instances running side by side each
+ * skip a locked or moved checkpoint, so every event is handled exactly once. Events are read outside the
+ * transaction, which also keeps PGlite (one connection) from waiting on itself.
+ */
+export async function processCheckpointedBatch(
+  db: Database,
+  store: EventStore,
+  consumer: CheckpointedConsumer,
+  handle: (tx: SqlExecutor, events: readonly RecordedEvent[]) => Promise<void>,
+): Promise<BatchResult> {
+  const checkpoint = await readCheckpoint(db, consumer.name, consumer.generation);
+  if (!checkpoint) return { processed: 0, caughtUp: true, contended: true };
+  const batch = await store.readAll({ from: checkpoint.position, maxCount: consumer.batchSize });
+  if (batch.events.length === 0) return { processed: 0, caughtUp: true, contended: false };
+
+  return db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ commit_position: bigint; prepare_position: bigint }>(
+      `SELECT commit_position, prepare_position FROM projection_checkpoints
+        WHERE name = $1 AND generation = $2 FOR UPDATE SKIP LOCKED`,
+      [consumer.name, consumer.generation],
+    );
+    const locked = rows[0];
+    if (
+      !locked ||
+      comparePositions(
+        { commit: locked.commit_position, prepare: locked.prepare_position },
+        checkpoint.position,
+      ) !== 0
+    ) {
+      return { processed: 0, caughtUp: false, contended: true };
+    }
+    await handle(tx, batch.events);
+    const last = batch.events[batch.events.length - 1];
+    await tx.query(
+      `UPDATE projection_checkpoints
+          SET commit_position = $3, prepare_position = $4, events_processed = events_processed + $5,
+              last_event_at = $6, updated_at = now()
+        WHERE name = $1 AND generation = $2`,
+      [
+        consumer.name,
+        consumer.generation,
+        batch.position.commit,
+        batch.position.prepare,
+        batch.events.length,
+        last.createdAt.toISOString(),
+      ],
+    );
+    return { processed: batch.events.length, caughtUp: batch.isEnd, contended: false };
+  });
+}
+
+/** Creates a consumer's checkpoint row at the start of the log, unless it exists. */
+export async function ensureCheckpoint(sql: SqlExecutor, name: string, generation = 1): Promise<void> {
+  await sql.query(
+    'INSERT INTO projection_checkpoints (name, generation) VALUES ($1, $2) ON CONFLICT (name, generation) DO NOTHING',
+    [name, generation],
+  );
+}

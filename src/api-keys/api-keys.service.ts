@@ -1,0 +1,234 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { ApiError } from '../common/http/api-error.js';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import { DATABASE, type Database } from '../database/database.js';
+import {
+  type ApiKeySecrets,
+  decryptApiKey,
+  deriveSecrets,
+  encryptApiKey,
+  generateApiKey,
+  hashApiKey,
+  hashesEqual,
+  KEY_PREFIX_LENGTH,
+  keyPrefixOf,
+  looksLikeApiKey,
+} from './api-key-crypto.js';
+import { type CreateApiKeyInput, validateApiKeyInput } from './api-key-input.js';
+
+/** What the guard attaches to a request: everything a route needs to know about the caller's key. */
+export interface AuthenticatedApiKey {
+  readonly id: string;
+  readonly label: string;
+  readonly keyPrefix: string;
+  /** The key's own limit; null = the configured default. */
+  readonly rateLimitPerMinute: number | null;
+  readonly feeSponsorshipEnabled: boolean;
+}
+
+/** A key as operators see it: no secret (the webhook headers may hold one: only their names are shown). */
+export interface ApiKeySummary extends AuthenticatedApiKey {
+  readonly webhookUrl: string | null;
+  readonly webhookHeaderNames: readonly string[];
+  readonly createdAt: Date;
+  readonly revokedAt: Date | null;
+}
+
+/** A key with its webhook settings, for the webhook sender. */
+export interface ApiKeyDetails extends ApiKeySummary {
+  readonly webhookHeaders: Readonly<Record<string, string>>;
+}
+
+/** The answer to `create`: the only time the plaintext key is available without the secret. */
+export interface CreatedApiKey extends ApiKeyDetails {
+  readonly key: string;
+}
+
+export interface RevokeResult {
+  readonly apiKey: ApiKeySummary;
+  /** It had been revoked before (its `revokedAt` is that earlier time). */
+  readonly alreadyRevoked: boolean;
+}
+
+interface ApiKeyRow {
+  id: string;
+  label: string;
+  key_prefix: string;
+  rate_limit_per_minute: number | null;
+  fee_sponsorship_enabled: boolean;
+  webhook_url: string | null;
+  webhook_headers: Record<string, string>;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+const COLUMNS = `id, label, key_prefix, rate_limit_per_minute, fee_sponsorship_enabled, webhook_url,
+  webhook_headers, created_at, revoked_at`;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * API keys in the `api_keys` table. The plaintext key is returned by `create` once and by `reveal` (for the webhook
+ * signer); it is stored only as a lookup hash and an authenticated ciphertext, and is never logged.
+ */
+@Injectable()
+export class ApiKeysService {
+  private readonly secrets: ApiKeySecrets;
+
+  constructor(
+    @Inject(DATABASE) private readonly db: Database,
+    @Inject(APP_CONFIG) config: Pick<AppConfig, 'apiKeys'>,
+  ) {
+    this.secrets = deriveSecrets(config.apiKeys.encryptionKey);
+  }
+
+  /** Creates a key; throws ApiError INVALID_INPUT for bad settings. */
+  async create(input: CreateApiKeyInput): Promise<CreatedApiKey> {
+    const valid = validateApiKeyInput(input);
+    const id = randomUUID();
+    const key = generateApiKey();
+    const { rows } = await this.db.query<ApiKeyRow>(
+      `INSERT INTO api_keys (id, label, key_prefix, key_hash, key_ciphertext, rate_limit_per_minute,
+         fee_sponsorship_enabled, webhook_url, webhook_headers)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb)
+       RETURNING ${COLUMNS}`,
+      [
+        id,
+        valid.label,
+        keyPrefixOf(key),
+        hashApiKey(this.secrets.hashKey, key),
+        encryptApiKey(this.secrets.encryptionKey, key, id),
+        valid.rateLimitPerMinute,
+        valid.feeSponsorshipEnabled,
+        valid.webhookUrl,
+        JSON.stringify(valid.webhookHeaders),
+      ],
+    );
+    return { ...toDetails(rows[0]), key };
+  }
+
+  /** Every key, oldest first, revoked ones included; no secrets. */
+  async list(): Promise<ApiKeySummary[]> {
+    const { rows } = await this.db.query<ApiKeyRow>(
+      `SELECT ${COLUMNS} FROM api_keys ORDER BY created_at, id`,
+    );
+    return rows.map(toSummary);
+  }
+
+  /** One key with its webhook settings, or null. */
+  async get(id: string): Promise<ApiKeyDetails | null> {
+    if (!UUID.test(id)) return null;
+    const { rows } = await this.db.query<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1`, [id]);
+    return rows[0] ? toDetails(rows[0]) : null;
+  }
+
+  /**
+   * The key a request presents, or null when it is unknown or revoked. One indexed lookup by hash; strings that
+   * cannot be a Ferry key are refused without touching the database.
+   */
+  async authenticate(presentedKey: string): Promise<AuthenticatedApiKey | null> {
+    if (!looksLikeApiKey(presentedKey)) return null;
+    const { rows } = await this.db.query<ApiKeyRow>(
+      `SELECT ${COLUMNS} FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL`,
+      [hashApiKey(this.secrets.hashKey, presentedKey)],
+    );
+    return rows[0] ? toAuthenticated(rows[0]) : null;
+  }
+
+  /**
+   * Revokes a key named by its id, its displayed prefix (`fk_` + 7) or the full key. Idempotent. Throws ApiError
+   * NOT_FOUND when nothing matches and INVALID_INPUT when a prefix matches several keys.
+   */
+  async revoke(idOrPrefix: string): Promise<RevokeResult> {
+    const target = await this.resolve(idOrPrefix.trim());
+    if (target.revoked_at) return { apiKey: toSummary(target), alreadyRevoked: true };
+    const { rows } = await this.db.query<ApiKeyRow>(
+      `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING ${COLUMNS}`,
+      [target.id],
+    );
+    return { apiKey: toSummary(rows[0]), alreadyRevoked: false };
+  }
+
+  /**
+   * The plaintext key of `id`, for signing its webhooks. Decrypts, then checks the result against the lookup hash
+   * (constant time). Throws ApiError NOT_FOUND for an unknown id, and an Error when the row does not decrypt under
+   * the configured secret (a changed API_KEY_ENCRYPTION_KEY, or tampering).
+   */
+  async reveal(id: string): Promise<string> {
+    const { rows } = UUID.test(id)
+      ? await this.db.query<{ key_hash: string; key_ciphertext: string }>(
+          'SELECT key_hash, key_ciphertext FROM api_keys WHERE id = $1',
+          [id],
+        )
+      : { rows: [] };
+    if (!rows[0]) throw new ApiError('NOT_FOUND', `No API key ${id}`);
+    const key = decryptApiKey(this.secrets.encryptionKey, rows[0].key_ciphertext, id);
+    if (!hashesEqual(hashApiKey(this.secrets.hashKey, key), rows[0].key_hash)) {
+      throw new Error(`API key ${id} does not match its lookup hash under the configured secret`);
+    }
+    return key;
+  }
+
+  private async resolve(idOrPrefix: string): Promise<ApiKeyRow> {
+    let rows: ApiKeyRow[] = [];
+    if (UUID.test(idOrPrefix)) {
+      rows = (await this.db.query<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1`, [idOrPrefix]))
+        .rows;
+    } else if (looksLikeApiKey(idOrPrefix)) {
+      rows = (
+        await this.db.query<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE key_hash = $1`, [
+          hashApiKey(this.secrets.hashKey, idOrPrefix),
+        ])
+      ).rows;
+    } else if (idOrPrefix.length === KEY_PREFIX_LENGTH) {
+      rows = (
+        await this.db.query<ApiKeyRow>(
+          `SELECT ${COLUMNS} FROM api_keys WHERE key_prefix = $1 ORDER BY created_at`,
+          [idOrPrefix],
+        )
+      ).rows;
+      if (rows.length > 1) {
+        throw new ApiError(
+          'INVALID_INPUT',
+          `The prefix ${idOrPrefix} matches ${rows.length} keys (${rows.map((row) => row.id).join(', ')}); use the id`,
+        );
+      }
+    } else {
+      throw new ApiError(
+        'INVALID_INPUT',
+        `"${idOrPrefix}" is neither a key id (UUID) nor a key prefix (${KEY_PREFIX_LENGTH} characters, fk_…)`,
+      );
+    }
+    if (!rows[0]) {
+      // A full key is never echoed back (it may be live elsewhere); its prefix identifies it well enough.
+      const named = looksLikeApiKey(idOrPrefix) ? `the key ${keyPrefixOf(idOrPrefix)}…` : idOrPrefix;
+      throw new ApiError('NOT_FOUND', `No API key matches ${named}`);
+    }
+    return rows[0];
+  }
+}
+
+function toAuthenticated(row: ApiKeyRow): AuthenticatedApiKey {
+  return {
+    id: row.id,
+    label: row.label,
+    keyPrefix: row.key_prefix,
+    rateLimitPerMinute: row.rate_limit_per_minute,
+    feeSponsorshipEnabled: row.fee_sponsorship_enabled,
+  };
+}
+
+function toSummary(row: ApiKeyRow): ApiKeySummary {
+  return {
+    ...toAuthenticated(row),
+    webhookUrl: row.webhook_url,
+    webhookHeaderNames: Object.keys(row.webhook_headers ?? {}),
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+function toDetails(row: ApiKeyRow): ApiKeyDetails {
+  return { ...toSummary(row), webhookHeaders: { ...(row.webhook_headers ?? {}) } };
+}

@@ -1,0 +1,238 @@
+import { eventTypeOf } from '../../event-store/domain-event.js';
+import {
+  DepositConfirmed,
+  type DepositConfirmedData,
+  DepositDetected,
+  type DepositDetectedData,
+  DepositSubmitted,
+  type DepositSubmittedData,
+  FillFailed,
+  type FillFailedData,
+  FillSubmitted,
+  type FillSubmittedData,
+  FillSucceeded,
+  type FillSucceededData,
+  RefundFailed,
+  type RefundFailedData,
+  RefundSubmitted,
+  type RefundSubmittedData,
+  RefundSucceeded,
+  type RefundSucceededData,
+  type RequestEvent,
+  type RequestEventType,
+  RequestExpired,
+  RequestQuoted,
+  type RequestQuotedData,
+  RequestSuperseded,
+  type RequestSupersededData,
+} from './request-events.js';
+import { type QuotedState, type RequestState, txKey } from './request-state.js';
+import { nextStatus } from './request-status.js';
+
+/** What can be asked of a request. Each carries its own time; decide() never reads the clock. */
+export type RequestCommand =
+  | { readonly type: 'RecordQuote'; readonly data: RequestQuotedData }
+  | { readonly type: 'DetectDeposit'; readonly data: DepositDetectedData }
+  | { readonly type: 'SubmitDeposit'; readonly data: DepositSubmittedData }
+  | { readonly type: 'ConfirmDeposit'; readonly data: DepositConfirmedData }
+  | { readonly type: 'SubmitFill'; readonly data: FillSubmittedData }
+  | { readonly type: 'RecordFillSuccess'; readonly data: FillSucceededData }
+  | { readonly type: 'RecordFillFailure'; readonly data: FillFailedData }
+  | { readonly type: 'SubmitRefund'; readonly data: RefundSubmittedData }
+  | { readonly type: 'RecordRefundSuccess'; readonly data: RefundSucceededData }
+  | { readonly type: 'RecordRefundFailure'; readonly data: RefundFailedData }
+  | { readonly type: 'ExpireRequest'; readonly data: { readonly at: string } }
+  | { readonly type: 'SupersedeRequest'; readonly data: RequestSupersededData };
+
+export type RequestErrorCode =
+  | 'REQUEST_NOT_FOUND'
+  | 'REQUEST_ALREADY_EXISTS'
+  | 'ILLEGAL_TRANSITION'
+  | 'DEADLINE_NOT_REACHED'
+  | 'FILL_MISMATCH';
+
+/** A command the request's state does not allow; nothing is appended. */
+export class RequestDomainError extends Error {
+  constructor(
+    readonly code: RequestErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RequestDomainError';
+  }
+}
+
+/** An event decided, with its id when the cause is an outside fact (so the same fact is stored once). */
+export interface Decided {
+  readonly event: RequestEvent;
+  readonly id?: string;
+}
+
+/**
+ * Pure: the events a command produces from a state, or a RequestDomainError. Facts already recorded (the same
+ * deposit, fill or refund reported again) produce no events.
+ */
+export function decide(state: RequestState, command: RequestCommand): Decided[] {
+  if (command.type === 'RecordQuote') {
+    if (state.status !== 'none') {
+      throw new RequestDomainError(
+        'REQUEST_ALREADY_EXISTS',
+        `Request ${command.data.requestId} already exists`,
+      );
+    }
+    return [{ event: new RequestQuoted(command.data), id: `${command.data.requestId}:quoted` }];
+  }
+  if (state.status === 'none')
+    throw new RequestDomainError('REQUEST_NOT_FOUND', 'No quote issued this request');
+
+  const id = (kind: string, chainId: number, txHash: string) =>
+    `${state.requestId}:${kind}:${txKey(chainId, txHash)}`;
+  switch (command.type) {
+    case 'DetectDeposit': {
+      const key = txKey(command.data.chainId, command.data.txHash);
+      if (state.depositsDetected.includes(key) || depositOf(state) === key) return [];
+      return allow(
+        state,
+        new DepositDetected(command.data),
+        id('deposit-detected', command.data.chainId, command.data.txHash),
+      );
+    }
+    case 'SubmitDeposit': {
+      const tx = command.data.txHash ? txKey(command.data.chainId, command.data.txHash) : null;
+      if (state.status === 'depositing' && state.depositSubmittedTx === tx) return [];
+      return allow(state, new DepositSubmitted(command.data));
+    }
+    case 'ConfirmDeposit': {
+      if (depositOf(state) === txKey(command.data.chainId, command.data.txHash)) return [];
+      return allow(
+        state,
+        new DepositConfirmed(command.data),
+        id('deposit', command.data.chainId, command.data.txHash),
+      );
+    }
+    case 'SubmitFill': {
+      if ('fill' in state && state.fill === txKey(command.data.chainId, command.data.txHash)) return [];
+      return allow(
+        state,
+        new FillSubmitted(command.data),
+        id('fill-submitted', command.data.chainId, command.data.txHash),
+      );
+    }
+    case 'RecordFillSuccess': {
+      const key = txKey(command.data.chainId, command.data.txHash);
+      if (state.status === 'success' && state.fill === key) return [];
+      if (state.status === 'submitted' && state.fill !== key) {
+        throw new RequestDomainError('FILL_MISMATCH', `Fill ${key} is not the submitted fill ${state.fill}`);
+      }
+      return allow(
+        state,
+        new FillSucceeded(command.data),
+        id('fill', command.data.chainId, command.data.txHash),
+      );
+    }
+    case 'RecordFillFailure':
+      if (state.status === 'failure' && state.failReason === command.data.failReason) return [];
+      return allow(state, new FillFailed(command.data));
+    case 'SubmitRefund': {
+      if (state.refundsSubmitted.includes(txKey(command.data.chainId, command.data.txHash))) return [];
+      return allow(
+        state,
+        new RefundSubmitted(command.data),
+        id('refund-submitted', command.data.chainId, command.data.txHash),
+      );
+    }
+    case 'RecordRefundSuccess': {
+      if (state.status === 'refund' && state.refund === txKey(command.data.chainId, command.data.txHash))
+        return [];
+      return allow(
+        state,
+        new RefundSucceeded(command.data),
+        id('refund', command.data.chainId, command.data.txHash),
+      );
+    }
+    case 'RecordRefundFailure':
+      return allow(state, new RefundFailed(command.data));
+    case 'ExpireRequest': {
+      if (state.status === 'waiting' && state.expired) return [];
+      if (!nextStatus(state.status, 'RequestExpired'))
+        return allow(state, new RequestExpired({ reason: '', expiredAt: command.data.at }));
+      const reason = expiryDue(state, command.data.at);
+      if (!reason) {
+        throw new RequestDomainError(
+          'DEADLINE_NOT_REACHED',
+          `Request ${state.requestId} has no deadline passed at ${command.data.at}`,
+        );
+      }
+      return allow(state, new RequestExpired({ reason, expiredAt: command.data.at }));
+    }
+    case 'SupersedeRequest':
+      if (state.supersededByRequestId === command.data.supersededByRequestId) return [];
+      return allow(state, new RequestSuperseded(command.data));
+  }
+}
+
+/**
+ * The deadline that has passed at `at`, as the reason recorded when the sweeper expires the request, or null.
+ * A quote with nothing deposited expires at `quoteExpiresAt`; a deposit seen or submitted but never final times out
+ * `depositConfirmationTimeoutSeconds` after it appeared; funds in flight fail at `fillDeadline`.
+ */
+export function expiryDue(state: QuotedState, at: string): string | null {
+  const now = Date.parse(at);
+  const after = (iso: string, seconds = 0) => now >= Date.parse(iso) + seconds * 1000;
+  switch (state.status) {
+    case 'waiting':
+      if (state.expired) return null;
+      if (state.firstDepositDetectedAt) {
+        return after(state.firstDepositDetectedAt, state.depositConfirmationTimeoutSeconds)
+          ? 'DEPOSIT_CONFIRMATION_TIMEOUT'
+          : null;
+      }
+      return after(state.quoteExpiresAt) ? 'QUOTE_EXPIRED' : null;
+    case 'depositing':
+      return after(state.depositSubmittedAt, state.depositConfirmationTimeoutSeconds)
+        ? 'DEPOSIT_CONFIRMATION_TIMEOUT'
+        : null;
+    case 'pending':
+    case 'submitted':
+      return after(state.fillDeadline) ? 'FILL_DEADLINE_EXPIRED' : null;
+    default:
+      return null;
+  }
+}
+
+/**
+ * When the request's next deadline falls (ISO), or null when none applies: what the sweeper waits for. Consistent
+ * with expiryDue(): at that instant expiryDue() names the reason.
+ */
+export function nextDeadline(state: RequestState): string | null {
+  const plus = (iso: string, seconds: number) => new Date(Date.parse(iso) + seconds * 1000).toISOString();
+  switch (state.status) {
+    case 'waiting':
+      if (state.expired) return null;
+      return state.firstDepositDetectedAt
+        ? plus(state.firstDepositDetectedAt, state.depositConfirmationTimeoutSeconds)
+        : state.quoteExpiresAt;
+    case 'depositing':
+      return plus(state.depositSubmittedAt, state.depositConfirmationTimeoutSeconds);
+    case 'pending':
+    case 'submitted':
+      return state.fillDeadline;
+    default:
+      return null;
+  }
+}
+
+function allow(state: QuotedState, event: RequestEvent, id?: string): Decided[] {
+  const type = eventTypeOf(event).type as RequestEventType;
+  if (!nextStatus(state.status, type)) {
+    throw new RequestDomainError(
+      'ILLEGAL_TRANSITION',
+      `${type} is not allowed when request ${state.requestId} is ${state.status}`,
+    );
+  }
+  return [{ event, ...(id ? { id } : {}) }];
+}
+
+function depositOf(state: QuotedState): string | null {
+  return 'deposit' in state ? state.deposit : null;
+}

@@ -1,0 +1,231 @@
+/* eslint-disable @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- each event class merges with its payload interface */
+import { DomainEvent, StoredEvent } from '../../event-store/domain-event.js';
+import type {
+  ActualSponsorshipPhase,
+  Amount,
+  CallData,
+  ChainTransaction,
+  Currency,
+  DepositAddress,
+  FeePhase,
+  Operation,
+  PaidAppFee,
+  ProtocolQuote,
+  QuotedAppFee,
+  QuotedRoute,
+  QuoteOraclePrice,
+  RequestType,
+  SponsorshipPhase,
+} from './records.js';
+
+/**
+ * The Request aggregate's events (stream `request-<requestId>`). Each is stored by its explicit type name;
+ * `docs/events.md` lists their payloads and the status each leads to. Times are ISO 8601 strings taken from the
+ * command (pure code never reads the clock).
+ */
+
+/** The quote as issued: everything the records show about what was promised. The request starts `waiting`. */
+export interface RequestQuotedData {
+  readonly requestId: string;
+  readonly quotedAt: string;
+  /** The API key the quote was made with (its id, never the key), or null. */
+  readonly apiKeyId: string | null;
+  readonly referrer: string | null;
+  readonly user: string;
+  readonly sender: string;
+  readonly recipient: string;
+  readonly refundTo: string | null;
+  readonly requestType: RequestType;
+  readonly operation: Operation;
+  readonly features: readonly string[];
+  readonly originChainId: number;
+  readonly destinationChainId: number;
+  readonly currencyIn: Amount;
+  readonly currencyOut: Amount;
+  readonly currencyGasTopup: Amount | null;
+  readonly refundCurrency: Amount | null;
+  readonly rate: string;
+  /** Basis points, as a string (`"50"` = 0.5%). */
+  readonly slippageTolerance: string;
+  readonly timeEstimate: number;
+  readonly usesExternalLiquidity: boolean;
+  readonly fees: FeePhase;
+  readonly feeCurrency: Currency;
+  readonly appFees: readonly QuotedAppFee[];
+  readonly appFeeCurrency: Currency;
+  readonly feeSponsorship: SponsorshipPhase | null;
+  readonly sponsorshipCurrency: Currency | null;
+  readonly route: QuotedRoute;
+  readonly protocol: ProtocolQuote;
+  readonly depositAddress: DepositAddress | null;
+  readonly quoteOraclePrice: QuoteOraclePrice | null;
+  readonly externalMetadata: { readonly moonpayId: string | null };
+  /** After this a quote with no deposit expires. */
+  readonly quoteExpiresAt: string;
+  /** How long a detected or submitted deposit may take to confirm. */
+  readonly depositConfirmationTimeoutSeconds: number;
+  /** After this an unfilled request fails (`FILL_DEADLINE_EXPIRED`) and is refunded. */
+  readonly fillDeadline: string;
+}
+export interface RequestQuoted extends RequestQuotedData {}
+@StoredEvent('RequestQuoted')
+export class RequestQuoted extends DomainEvent<RequestQuotedData> {}
+
+/** A deposit transaction for this order seen onchain, not yet final. Status stays `waiting`; history lists it. */
+export interface DepositDetectedData extends ChainTransaction {
+  readonly amount: string;
+  readonly currency: string;
+  readonly depositor: string;
+  readonly depository: string;
+  readonly detectedAt: string;
+}
+export interface DepositDetected extends DepositDetectedData {}
+@StoredEvent('DepositDetected')
+export class DepositDetected extends DomainEvent<DepositDetectedData> {}
+
+/** The deposit was handed in through the execute API (a permit or an authorization): `depositing`. */
+export interface DepositSubmittedData {
+  readonly via: 'permit' | 'authorization';
+  readonly chainId: number;
+  readonly txHash: string | null;
+  readonly submittedAt: string;
+}
+export interface DepositSubmitted extends DepositSubmittedData {}
+@StoredEvent('DepositSubmitted')
+export class DepositSubmitted extends DomainEvent<DepositSubmittedData> {}
+
+/** The deposit is final on the origin chain: `pending` (fill pending submission). */
+export interface DepositConfirmedData extends ChainTransaction {
+  readonly amount: string;
+  readonly currency: string;
+  readonly depositor: string;
+  readonly depository: string;
+  readonly confirmedAt: string;
+}
+export interface DepositConfirmed extends DepositConfirmedData {}
+@StoredEvent('DepositConfirmed')
+export class DepositConfirmed extends DomainEvent<DepositConfirmedData> {}
+
+/** The fill transaction was sent on the destination chain: `submitted`. */
+export interface FillSubmittedData {
+  readonly chainId: number;
+  readonly txHash: string;
+  readonly submittedAt: string;
+}
+export interface FillSubmitted extends FillSubmittedData {}
+@StoredEvent('FillSubmitted')
+export class FillSubmitted extends DomainEvent<FillSubmittedData> {}
+
+/** The fill succeeded, with what actually happened: `success`. */
+export interface FillSucceededData extends ChainTransaction {
+  readonly currencyOut: Amount;
+  readonly rate: string;
+  readonly fees: FeePhase;
+  readonly appFees: readonly PaidAppFee[];
+  readonly feeSponsorship: ActualSponsorshipPhase | null;
+  readonly completedAt: string;
+}
+export interface FillSucceeded extends FillSucceededData {}
+@StoredEvent('FillSucceeded')
+export class FillSucceeded extends DomainEvent<FillSucceededData> {}
+
+/** The request cannot be filled: `failure`; a refund follows where one is possible. */
+export interface FillFailedData {
+  readonly failReason: string;
+  readonly failedTxHash: string | null;
+  readonly failedTxBlockNumber: number | null;
+  readonly failedCallData: CallData | null;
+  /** Extra context, e.g. decoded revert data. */
+  readonly details: string | null;
+  readonly failedAt: string;
+}
+export interface FillFailed extends FillFailedData {}
+@StoredEvent('FillFailed')
+export class FillFailed extends DomainEvent<FillFailedData> {}
+
+/** A refund transaction was sent on the origin chain. The status is unchanged until it lands. */
+export interface RefundSubmittedData {
+  readonly chainId: number;
+  readonly txHash: string;
+  readonly amount: string;
+  readonly currency: string;
+  readonly recipient: string;
+  /** Why the request is refunded when it was not filled first (e.g. a wrong deposit); null after a failure. */
+  readonly reason: string | null;
+  readonly submittedAt: string;
+}
+export interface RefundSubmitted extends RefundSubmittedData {}
+@StoredEvent('RefundSubmitted')
+export class RefundSubmitted extends DomainEvent<RefundSubmittedData> {}
+
+/** The refund landed: `refund` (terminal). */
+export interface RefundSucceededData extends ChainTransaction {
+  readonly amount: string;
+  readonly currency: string;
+  readonly recipient: string;
+  readonly refundedAt: string;
+}
+export interface RefundSucceeded extends RefundSucceededData {}
+@StoredEvent('RefundSucceeded')
+export class RefundSucceeded extends DomainEvent<RefundSucceededData> {}
+
+/** The refund leg failed: `failure`, final unless another refund is tried. */
+export interface RefundFailedData {
+  readonly refundFailReason: string;
+  readonly failedTxHash: string | null;
+  readonly failedAt: string;
+}
+export interface RefundFailed extends RefundFailedData {}
+@StoredEvent('RefundFailed')
+export class RefundFailed extends DomainEvent<RefundFailedData> {}
+
+/**
+ * A deadline passed. A quote with no confirmed deposit just expires (status stays `waiting`, flagged expired, no
+ * history entry); a request with funds in flight fails with the reason, and is refunded.
+ */
+export interface RequestExpiredData {
+  readonly reason: string;
+  readonly expiredAt: string;
+}
+export interface RequestExpired extends RequestExpiredData {}
+@StoredEvent('RequestExpired')
+export class RequestExpired extends DomainEvent<RequestExpiredData> {}
+
+/** A regenerated deposit-address request owns the sweep and fill from now on. Status unchanged. */
+export interface RequestSupersededData {
+  readonly supersededByRequestId: string;
+  readonly supersededAt: string;
+}
+export interface RequestSuperseded extends RequestSupersededData {}
+@StoredEvent('RequestSuperseded')
+export class RequestSuperseded extends DomainEvent<RequestSupersededData> {}
+
+export const REQUEST_EVENTS = [
+  RequestQuoted,
+  DepositDetected,
+  DepositSubmitted,
+  DepositConfirmed,
+  FillSubmitted,
+  FillSucceeded,
+  FillFailed,
+  RefundSubmitted,
+  RefundSucceeded,
+  RefundFailed,
+  RequestExpired,
+  RequestSuperseded,
+] as const;
+
+export type RequestEvent = InstanceType<(typeof REQUEST_EVENTS)[number]>;
+export type RequestEventType =
+  | 'RequestQuoted'
+  | 'DepositDetected'
+  | 'DepositSubmitted'
+  | 'DepositConfirmed'
+  | 'FillSubmitted'
+  | 'FillSucceeded'
+  | 'FillFailed'
+  | 'RefundSubmitted'
+  | 'RefundSucceeded'
+  | 'RefundFailed'
+  | 'RequestExpired'
+  | 'RequestSuperseded';

@@ -1,0 +1,247 @@
+import type { DepositConfirmed, DepositDetected, RequestEvent, RequestQuoted } from './request-events.js';
+import { eventTypeOf } from '../../event-store/domain-event.js';
+import type { RequestEventType } from './request-events.js';
+import { nextStatus, type RequestStatus } from './request-status.js';
+
+/** A transaction this request already recorded, as `<chainId>:<txHash>` (hashes compared lower-cased). */
+export type TxKey = string;
+export const txKey = (chainId: number, txHash: string): TxKey => `${chainId}:${txHash.toLowerCase()}`;
+
+/** What every request knows once quoted: enough to decide, not the whole record (read models fold their own). */
+interface Quoted {
+  readonly requestId: string;
+  readonly quotedAt: string;
+  readonly originChainId: number;
+  readonly destinationChainId: number;
+  readonly quoteExpiresAt: string;
+  readonly depositConfirmationTimeoutSeconds: number;
+  readonly fillDeadline: string;
+  readonly hasDepositAddress: boolean;
+  /** Deposits seen onchain (final or not). */
+  readonly depositsDetected: readonly TxKey[];
+  readonly expired: boolean;
+  readonly expiredReason: string | null;
+  readonly supersededByRequestId: string | null;
+  readonly refundsSubmitted: readonly TxKey[];
+  /** When the request last changed: deadlines for in-flight steps count from here. */
+  readonly updatedAt: string;
+}
+
+export interface Waiting extends Quoted {
+  readonly status: 'waiting';
+  readonly firstDepositDetectedAt: string | null;
+}
+export interface Depositing extends Quoted {
+  readonly status: 'depositing';
+  readonly depositSubmittedAt: string;
+  readonly depositSubmittedTx: TxKey | null;
+}
+export interface Pending extends Quoted {
+  readonly status: 'pending';
+  readonly deposit: TxKey;
+}
+export interface Submitted extends Quoted {
+  readonly status: 'submitted';
+  readonly deposit: TxKey;
+  readonly fill: TxKey;
+}
+export interface Succeeded extends Quoted {
+  readonly status: 'success';
+  readonly deposit: TxKey;
+  readonly fill: TxKey;
+}
+export interface Failed extends Quoted {
+  readonly status: 'failure';
+  /** Null when the deposit never became final (nothing to refund). */
+  readonly deposit: TxKey | null;
+  readonly failReason: string;
+  readonly refundFailReason: string | null;
+}
+export interface Refunded extends Quoted {
+  readonly status: 'refund';
+  readonly deposit: TxKey | null;
+  readonly refund: TxKey;
+}
+
+/** The Request aggregate's state: a union by status, so an impossible state (a fill without a deposit) cannot exist. */
+export type RequestState =
+  { readonly status: 'none' } | Waiting | Depositing | Pending | Submitted | Succeeded | Failed | Refunded;
+export type QuotedState = Exclude<RequestState, { status: 'none' }>;
+
+export const initialRequestState: RequestState = { status: 'none' };
+
+/**
+ * Pure: the state after an event. It trusts the event (decide() checked the transition when it was new); an event
+ * that the table does not allow here is a corrupted stream and throws.
+ */
+export function evolve(state: RequestState, event: RequestEvent): RequestState {
+  const type = eventTypeOf(event).type as RequestEventType;
+  const to = nextStatus(state.status, type);
+  if (!to) throw new Error(`Stream corrupted: ${type} cannot follow status ${state.status}`);
+  if (state.status === 'none') return quoted(event as RequestQuoted);
+
+  const base = { ...state, updatedAt: timeOf(event) };
+  const depositOf = (s: QuotedState): TxKey | null => ('deposit' in s ? s.deposit : null);
+  switch (type) {
+    case 'DepositDetected': {
+      const e = event as DepositDetected;
+      const key = txKey(e.chainId, e.txHash);
+      const depositsDetected = base.depositsDetected.includes(key)
+        ? base.depositsDetected
+        : [...base.depositsDetected, key];
+      return state.status === 'waiting'
+        ? {
+            ...(base as Waiting),
+            depositsDetected,
+            firstDepositDetectedAt: state.firstDepositDetectedAt ?? e.detectedAt,
+          }
+        : { ...(base as Depositing), depositsDetected };
+    }
+    case 'DepositSubmitted': {
+      const e = event as RequestEvent & { chainId: number; txHash: string | null; submittedAt: string };
+      return {
+        ...base,
+        status: 'depositing',
+        depositSubmittedAt: e.submittedAt,
+        depositSubmittedTx: e.txHash ? txKey(e.chainId, e.txHash) : null,
+      } as Depositing;
+    }
+    case 'DepositConfirmed': {
+      const e = event as DepositConfirmed;
+      const key = txKey(e.chainId, e.txHash);
+      const depositsDetected = base.depositsDetected.includes(key)
+        ? base.depositsDetected
+        : [...base.depositsDetected, key];
+      return { ...stripStepFields(base), depositsDetected, status: 'pending', deposit: key } as Pending;
+    }
+    case 'FillSubmitted': {
+      const e = event as RequestEvent & { chainId: number; txHash: string };
+      return { ...base, status: 'submitted', fill: txKey(e.chainId, e.txHash) } as Submitted;
+    }
+    case 'FillSucceeded':
+      return { ...base, status: 'success' } as Succeeded;
+    case 'FillFailed': {
+      const e = event as RequestEvent & { failReason: string };
+      return failed(base, depositOf(state), e.failReason, null);
+    }
+    case 'RefundSubmitted': {
+      const e = event as RequestEvent & { chainId: number; txHash: string };
+      return {
+        ...base,
+        refundsSubmitted: [...base.refundsSubmitted, txKey(e.chainId, e.txHash)],
+      } as QuotedState;
+    }
+    case 'RefundSucceeded': {
+      const e = event as RequestEvent & { chainId: number; txHash: string };
+      return {
+        ...stripStepFields(base),
+        status: 'refund',
+        deposit: depositOf(state),
+        refund: txKey(e.chainId, e.txHash),
+      } as Refunded;
+    }
+    case 'RefundFailed': {
+      const e = event as RequestEvent & { refundFailReason: string };
+      const failReason = state.status === 'failure' ? state.failReason : 'REFUND_REQUIRED';
+      return failed(base, depositOf(state), failReason, e.refundFailReason);
+    }
+    case 'RequestExpired': {
+      const e = event as RequestEvent & { reason: string };
+      if (to === 'waiting') return { ...base, expired: true, expiredReason: e.reason } as Waiting;
+      return failed({ ...base, expired: true, expiredReason: e.reason }, depositOf(state), e.reason, null);
+    }
+    case 'RequestSuperseded': {
+      const e = event as RequestEvent & { supersededByRequestId: string };
+      return { ...base, supersededByRequestId: e.supersededByRequestId } as Waiting;
+    }
+    default:
+      throw new Error(`Unhandled request event ${type}`);
+  }
+}
+
+function quoted(e: RequestQuoted): Waiting {
+  return {
+    status: 'waiting',
+    requestId: e.requestId,
+    quotedAt: e.quotedAt,
+    originChainId: e.originChainId,
+    destinationChainId: e.destinationChainId,
+    quoteExpiresAt: e.quoteExpiresAt,
+    depositConfirmationTimeoutSeconds: e.depositConfirmationTimeoutSeconds,
+    fillDeadline: e.fillDeadline,
+    hasDepositAddress: e.depositAddress !== null,
+    depositsDetected: [],
+    expired: false,
+    expiredReason: null,
+    supersededByRequestId: null,
+    refundsSubmitted: [],
+    updatedAt: e.quotedAt,
+    firstDepositDetectedAt: null,
+  };
+}
+
+function failed(
+  base: QuotedState,
+  deposit: TxKey | null,
+  failReason: string,
+  refundFailReason: string | null,
+): Failed {
+  return { ...stripStepFields(base), status: 'failure', deposit, failReason, refundFailReason } as Failed;
+}
+
+/** Drops the fields that belong to one status only, so a state never carries another status's leftovers. */
+function stripStepFields(state: QuotedState): Omit<Quoted, never> {
+  const {
+    requestId,
+    quotedAt,
+    originChainId,
+    destinationChainId,
+    quoteExpiresAt,
+    depositConfirmationTimeoutSeconds,
+    fillDeadline,
+    hasDepositAddress,
+    depositsDetected,
+    expired,
+    expiredReason,
+    supersededByRequestId,
+    refundsSubmitted,
+    updatedAt,
+  } = state;
+  return {
+    requestId,
+    quotedAt,
+    originChainId,
+    destinationChainId,
+    quoteExpiresAt,
+    depositConfirmationTimeoutSeconds,
+    fillDeadline,
+    hasDepositAddress,
+    depositsDetected,
+    expired,
+    expiredReason,
+    supersededByRequestId,
+    refundsSubmitted,
+    updatedAt,
+  };
+}
+
+/** The time an event carries (each event type names its own time field). */
+export function timeOf(event: RequestEvent): string {
+  const e = event as unknown as Record<string, unknown>;
+  for (const field of [
+    'quotedAt',
+    'detectedAt',
+    'submittedAt',
+    'confirmedAt',
+    'completedAt',
+    'failedAt',
+    'refundedAt',
+    'expiredAt',
+    'supersededAt',
+  ]) {
+    if (typeof e[field] === 'string') return e[field] as string;
+  }
+  throw new Error(`${eventTypeOf(event).type} carries no time`);
+}
+
+export type { RequestStatus };

@@ -1,0 +1,43 @@
+import type { RequestEventType } from './request-events.js';
+
+/** The spec's request statuses (v3 and webhooks). */
+export const REQUEST_STATUSES = [
+  'waiting',
+  'depositing',
+  'pending',
+  'submitted',
+  'success',
+  'failure',
+  'refund',
+] as const;
+export type RequestStatus = (typeof REQUEST_STATUSES)[number];
+
+/**
+ * Every legal (status, event) pair and the status it leads to; anything absent is a domain error. `null` is the
+ * state before the quote. Matches ARCHITECTURE §4: waiting → depositing | pending; depositing → pending | failure;
+ * pending → submitted | failure | refund; submitted → success | failure; failure → refund. Events that record a fact
+ * without moving the request (a detected deposit, a submitted refund, an expired quote) keep the status.
+ */
+export const TRANSITIONS: Readonly<
+  Record<RequestEventType, Partial<Record<RequestStatus | 'none', RequestStatus>>>
+> = {
+  RequestQuoted: { none: 'waiting' },
+  DepositDetected: { waiting: 'waiting', depositing: 'depositing' },
+  DepositSubmitted: { waiting: 'depositing' },
+  DepositConfirmed: { waiting: 'pending', depositing: 'pending' },
+  FillSubmitted: { pending: 'submitted' },
+  FillSucceeded: { submitted: 'success' },
+  FillFailed: { depositing: 'failure', pending: 'failure', submitted: 'failure' },
+  RefundSubmitted: { pending: 'pending', failure: 'failure' },
+  RefundSucceeded: { pending: 'refund', failure: 'refund' },
+  RefundFailed: { pending: 'failure', failure: 'failure' },
+  RequestExpired: { waiting: 'waiting', depositing: 'failure', pending: 'failure', submitted: 'failure' },
+  RequestSuperseded: { waiting: 'waiting' },
+};
+
+export const TERMINAL_STATUSES: readonly RequestStatus[] = ['success', 'refund'];
+
+/** The status an event leads to from `from`, or undefined when the transition is illegal. */
+export function nextStatus(from: RequestStatus | 'none', event: RequestEventType): RequestStatus | undefined {
+  return TRANSITIONS[event][from];
+}

@@ -1,0 +1,133 @@
+import { eventTypeOf } from '../../../src/event-store/domain-event.js';
+import {
+  decide,
+  type RequestCommand,
+  RequestDomainError,
+} from '../../../src/requests/domain/request-decide.js';
+import {
+  evolve,
+  initialRequestState,
+  type RequestState,
+} from '../../../src/requests/domain/request-state.js';
+import { sampleLifecycle, sampleQuote } from '../../../src/requests/domain/sample-requests.js';
+
+/** given(commands already handled).when(command).then(event types) / .thenThrows(code) */
+function given(...history: RequestCommand[]) {
+  const state = history.reduce<RequestState>(
+    (s, command) => decide(s, command).reduce((acc, { event }) => evolve(acc, event), s),
+    initialRequestState,
+  );
+  return {
+    state,
+    when: (command: RequestCommand) => ({
+      then: (...types: string[]) => {
+        const decided = decide(state, command);
+        expect(decided.map(({ event }) => eventTypeOf(event).type)).toEqual(types);
+        return decided;
+      },
+      thenThrows: (code: string) => {
+        expect(() => decide(state, command)).toThrow(expect.objectContaining({ code }) as unknown as Error);
+        try {
+          decide(state, command);
+        } catch (error) {
+          expect(error).toBeInstanceOf(RequestDomainError);
+        }
+      },
+    }),
+  };
+}
+
+const quote = sampleQuote(7);
+const [quoted, detect, confirm, submitFill, fillSuccess] = sampleLifecycle(quote, 7);
+const expireAt = (at: string): RequestCommand => ({ type: 'ExpireRequest', data: { at } });
+const plus = (iso: string, seconds: number) => new Date(Date.parse(iso) + seconds * 1000).toISOString();
+
+describe('Request decisions', () => {
+  it('records the same chain fact once, with an id derived from it', () => {
+    const [first] = given(quoted).when(detect).then('DepositDetected');
+    expect(first.id).toBe(
+      `${quote.requestId}:deposit-detected:${quote.originChainId}:${(detect.data as { txHash: string }).txHash}`,
+    );
+    given(quoted, detect).when(detect).then();
+    given(quoted, detect, confirm).when(confirm).then();
+    given(quoted, detect, confirm).when(detect).then();
+    given(quoted, detect, confirm, submitFill).when(submitFill).then();
+    given(quoted, detect, confirm, submitFill, fillSuccess).when(fillSuccess).then();
+  });
+
+  it('treats transaction hashes case-insensitively', () => {
+    const upper = {
+      ...detect,
+      data: {
+        ...(detect.data as object),
+        txHash: (detect.data as { txHash: string }).txHash.toUpperCase().replace('0X', '0x'),
+      },
+    } as RequestCommand;
+    given(quoted, detect).when(upper).then();
+  });
+
+  it('refuses a fill success for another transaction than the submitted fill', () => {
+    const other = {
+      ...fillSuccess,
+      data: { ...(fillSuccess.data as object), txHash: '0x' + '9'.repeat(64) },
+    } as RequestCommand;
+    given(quoted, detect, confirm, submitFill).when(other).thenThrows('FILL_MISMATCH');
+  });
+
+  it('refuses anything but a quote on a request that was never quoted, and a second quote', () => {
+    given().when(detect).thenThrows('REQUEST_NOT_FOUND');
+    given(quoted).when(quoted).thenThrows('REQUEST_ALREADY_EXISTS');
+  });
+
+  describe('deadlines', () => {
+    it('expires a quote with no deposit only after quoteExpiresAt, silently (still waiting)', () => {
+      given(quoted)
+        .when(expireAt(plus(quote.quoteExpiresAt, -1)))
+        .thenThrows('DEADLINE_NOT_REACHED');
+      const [expired] = given(quoted).when(expireAt(quote.quoteExpiresAt)).then('RequestExpired');
+      expect(expired.event).toMatchObject({ reason: 'QUOTE_EXPIRED' });
+      const after = given(quoted, expireAt(quote.quoteExpiresAt));
+      expect(after.state).toMatchObject({ status: 'waiting', expired: true, expiredReason: 'QUOTE_EXPIRED' });
+      after.when(expireAt(plus(quote.quoteExpiresAt, 60))).then();
+    });
+
+    it('times out a deposit seen but never final, counting from when it was seen', () => {
+      const seen = (detect.data as { detectedAt: string }).detectedAt;
+      given(quoted, detect).when(expireAt(quote.quoteExpiresAt)).thenThrows('DEADLINE_NOT_REACHED');
+      const [expired] = given(quoted, detect)
+        .when(expireAt(plus(seen, quote.depositConfirmationTimeoutSeconds)))
+        .then('RequestExpired');
+      expect(expired.event).toMatchObject({ reason: 'DEPOSIT_CONFIRMATION_TIMEOUT' });
+    });
+
+    it('fails a submitted deposit that never confirms', () => {
+      const submit: RequestCommand = {
+        type: 'SubmitDeposit',
+        data: { via: 'permit', chainId: 31337, txHash: null, submittedAt: quote.quotedAt },
+      };
+      const at = plus(quote.quotedAt, quote.depositConfirmationTimeoutSeconds);
+      const after = given(quoted, submit, expireAt(at));
+      expect(after.state).toMatchObject({
+        status: 'failure',
+        failReason: 'DEPOSIT_CONFIRMATION_TIMEOUT',
+        deposit: null,
+      });
+    });
+
+    it('fails a request with funds in flight after the fill deadline, keeping its deposit for the refund', () => {
+      given(quoted, detect, confirm)
+        .when(expireAt(plus(quote.fillDeadline, -1)))
+        .thenThrows('DEADLINE_NOT_REACHED');
+      const after = given(quoted, detect, confirm, submitFill, expireAt(quote.fillDeadline));
+      expect(after.state).toMatchObject({ status: 'failure', failReason: 'FILL_DEADLINE_EXPIRED' });
+      expect((after.state as { deposit: string }).deposit).toContain(':0x01');
+    });
+  });
+
+  it('refuses to evolve an event the table does not allow (a corrupted stream)', () => {
+    const [event] = decide(given(quoted, detect, confirm, submitFill).state, fillSuccess);
+    expect(() => evolve(given(quoted).state, event.event)).toThrow(
+      'Stream corrupted: FillSucceeded cannot follow status waiting',
+    );
+  });
+});
