@@ -11,6 +11,7 @@ import { HealthModule } from './health/health.module.js';
 import { HistoryModule } from './history/history.module.js';
 import { HistoryV2Module } from './history/v2/history-v2.module.js';
 import { RequestsModule } from './requests/requests.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { RequestStatusModule } from './requests/status/request-status.module.js';
 
 @Module({})
@@ -34,6 +35,7 @@ export class AppModule {
         ApiKeysModule,
         RequestStatusModule,
         HistoryV2Module,
+        WebhooksModule,
         ...extraModules,
       ],
     };

@@ -25,16 +25,19 @@ export interface CheckpointedConsumer {
  * skip a locked or moved checkpoint, so every event is handled exactly once. Events are read outside the
  * transaction, which also keeps PGlite (one connection) from waiting on itself.
  */
-export async function processCheckpointedBatch(
+export async function processCheckpointedBatch<P = undefined>(
   db: Database,
   store: EventStore,
   consumer: CheckpointedConsumer,
-  handle: (tx: SqlExecutor, events: readonly RecordedEvent[]) => Promise<void>,
+  handle: (tx: SqlExecutor, events: readonly RecordedEvent[], prepared: P) => Promise<void>,
+  /** Reads what the batch needs from elsewhere (streams, other services) before the transaction opens. */
+  prepare?: (events: readonly RecordedEvent[]) => Promise<P>,
 ): Promise<BatchResult> {
   const checkpoint = await readCheckpoint(db, consumer.name, consumer.generation);
   if (!checkpoint) return { processed: 0, caughtUp: true, contended: true };
   const batch = await store.readAll({ from: checkpoint.position, maxCount: consumer.batchSize });
   if (batch.events.length === 0) return { processed: 0, caughtUp: true, contended: false };
+  const prepared = (prepare ? await prepare(batch.events) : undefined) as P;
 
   return db.transaction(async (tx) => {
     const { rows } = await tx.query<{ commit_position: bigint; prepare_position: bigint }>(
@@ -52,7 +55,7 @@ export async function processCheckpointedBatch(
     ) {
       return { processed: 0, caughtUp: false, contended: true };
     }
-    await handle(tx, batch.events);
+    await handle(tx, batch.events, prepared);
     const last = batch.events[batch.events.length - 1];
     await tx.query(
       `UPDATE projection_checkpoints

@@ -1,4 +1,5 @@
 import { ApiError } from '../common/http/api-error.js';
+import { RESERVED_WEBHOOK_HEADERS } from '../webhooks/webhook-target.js';
 
 /** What an operator sets when creating a key. */
 export interface CreateApiKeyInput {
@@ -31,17 +32,8 @@ const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** RFC 7230 `field-value` without obs-fold: visible characters, spaces and tabs (no CR, LF or NUL). */
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 /** Headers the webhook sender sets itself (framing, target, body type); an integrator may not override them. */
-const RESERVED_HEADERS = new Set([
-  'host',
-  'content-length',
-  'content-type',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'te',
-  'trailer',
-]);
+/** Headers the webhook sender owns (signature, id, framing): the same list the sender enforces. */
+const RESERVED_HEADERS = new Set(RESERVED_WEBHOOK_HEADERS);
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 

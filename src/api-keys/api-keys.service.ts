@@ -32,6 +32,9 @@ export interface AuthenticatedApiKey {
 export interface ApiKeySummary extends AuthenticatedApiKey {
   readonly webhookUrl: string | null;
   readonly webhookHeaderNames: readonly string[];
+  /** Set when the endpoint answered 410 Gone (or an operator disabled it); deliveries stop until it is set again. */
+  readonly webhookDisabledAt: Date | null;
+  readonly webhookDisabledReason: string | null;
   readonly createdAt: Date;
   readonly revokedAt: Date | null;
 }
@@ -62,10 +65,12 @@ interface ApiKeyRow {
   webhook_headers: Record<string, string>;
   created_at: Date;
   revoked_at: Date | null;
+  webhook_disabled_at: Date | null;
+  webhook_disabled_reason: string | null;
 }
 
 const COLUMNS = `id, label, key_prefix, rate_limit_per_minute, fee_sponsorship_enabled, webhook_url,
-  webhook_headers, created_at, revoked_at`;
+  webhook_headers, created_at, revoked_at, webhook_disabled_at, webhook_disabled_reason`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -170,6 +175,49 @@ export class ApiKeysService {
     return key;
   }
 
+  /**
+   * Sets (or replaces) the key's webhook endpoint and custom headers, re-enabling it if it was disabled. The URL and
+   * headers are checked by `check` first (the webhook target policy), so a refused target is never stored.
+   */
+  async setWebhook(
+    idOrPrefix: string,
+    endpoint: { url: string; headers?: Readonly<Record<string, string>> },
+    check: (url: string, headers: Readonly<Record<string, string>>) => Promise<string | null>,
+  ): Promise<ApiKeyDetails> {
+    const row = await this.resolve(idOrPrefix);
+    const headers = endpoint.headers ?? {};
+    const problem = await check(endpoint.url, headers);
+    if (problem) throw new ApiError('INVALID_INPUT', problem);
+    const { rows } = await this.db.query<ApiKeyRow>(
+      `UPDATE api_keys SET webhook_url = $2, webhook_headers = $3::jsonb, webhook_disabled_at = NULL,
+              webhook_disabled_reason = NULL
+        WHERE id = $1 RETURNING ${COLUMNS}`,
+      [row.id, endpoint.url, JSON.stringify(headers)],
+    );
+    return toDetails(rows[0]);
+  }
+
+  /** Removes the key's webhook endpoint; no new deliveries are made for it. */
+  async removeWebhook(idOrPrefix: string): Promise<ApiKeyDetails> {
+    const row = await this.resolve(idOrPrefix);
+    const { rows } = await this.db.query<ApiKeyRow>(
+      `UPDATE api_keys SET webhook_url = NULL, webhook_headers = '{}'::jsonb, webhook_disabled_at = NULL,
+              webhook_disabled_reason = NULL
+        WHERE id = $1 RETURNING ${COLUMNS}`,
+      [row.id],
+    );
+    return toDetails(rows[0]);
+  }
+
+  /** Stops deliveries to the key's endpoint (its receiver answered 410 Gone), keeping the settings for an operator. */
+  async disableWebhook(id: string, reason: string, at: Date): Promise<void> {
+    await this.db.query(
+      `UPDATE api_keys SET webhook_disabled_at = $2, webhook_disabled_reason = $3
+        WHERE id = $1 AND webhook_disabled_at IS NULL`,
+      [id, at.toISOString(), reason],
+    );
+  }
+
   private async resolve(idOrPrefix: string): Promise<ApiKeyRow> {
     let rows: ApiKeyRow[] = [];
     if (UUID.test(idOrPrefix)) {
@@ -224,6 +272,8 @@ function toSummary(row: ApiKeyRow): ApiKeySummary {
     ...toAuthenticated(row),
     webhookUrl: row.webhook_url,
     webhookHeaderNames: Object.keys(row.webhook_headers ?? {}),
+    webhookDisabledAt: row.webhook_disabled_at,
+    webhookDisabledReason: row.webhook_disabled_reason,
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
   };

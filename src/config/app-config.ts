@@ -25,6 +25,9 @@ export interface AppConfig {
     readonly run: boolean;
   };
   readonly health: { readonly maxProjectionLagSeconds: number };
+  readonly webhooks: WebhooksConfig;
+  /** Operator routes (`/admin/...`) need `x-admin-token` equal to this; null disables them. */
+  readonly adminApiToken: string | null;
   /** How often the deadline sweeper looks for requests past a deadline (0: never, e.g. in tests that sweep by hand). */
   readonly requests: { readonly sweepIntervalMs: number };
   readonly postgres: { readonly poolSize: number; readonly idleInTransactionSessionTimeoutMs: number };
@@ -88,9 +91,50 @@ export function loadAppConfig(env: Env, configDir = resolve('configs')): AppConf
       ),
     },
     v2: v2Schedule(read),
+    webhooks: {
+      run: read.boolean('webhooks.run'),
+      retry: {
+        baseMs: read.integer('webhooks.retry.baseMs', 0, 86_400_000),
+        maxMs: read.integer('webhooks.retry.maxMs', 0, 86_400_000),
+        factor: read.decimal('webhooks.retry.factor', 1, 100),
+        jitter: read.decimal('webhooks.retry.jitter', 0, 1),
+      },
+      timeoutMs: read.integer('webhooks.timeoutMs', 1, 120_000),
+      leaseMs: read.integer('webhooks.leaseMs', 1, 600_000),
+      batchSize: read.integer('webhooks.batchSize', 1, 1000),
+      pollIntervalMs: read.integer('webhooks.pollIntervalMs', 1, 60_000),
+      allowInsecureLocalTargets: read.boolean('webhooks.allowInsecureLocalTargets'),
+    },
+    adminApiToken: adminApiToken(env),
     // Last: it may create the development secret file, which only a valid configuration should do.
     apiKeys: apiKeysConfig(env, environment, read),
   };
+}
+
+export interface WebhooksConfig {
+  /** Whether this process writes the outbox and delivers (any number of instances may). */
+  readonly run: boolean;
+  readonly retry: {
+    readonly baseMs: number;
+    readonly maxMs: number;
+    readonly factor: number;
+    readonly jitter: number;
+  };
+  readonly timeoutMs: number;
+  /** How long a claimed delivery stays in flight before another dispatcher may retry it (a crashed one's). */
+  readonly leaseMs: number;
+  readonly batchSize: number;
+  readonly pollIntervalMs: number;
+  /** Development and tests only: http:// and loopback targets are allowed. */
+  readonly allowInsecureLocalTargets: boolean;
+}
+
+function adminApiToken(env: Env): string | null {
+  const token = env.ADMIN_API_TOKEN;
+  if (token === undefined || token === '') return null;
+  if (token.length < 32)
+    throw new ConfigError('ADMIN_API_TOKEN', 'must be at least 32 characters (e.g. openssl rand -hex 32)');
+  return token;
 }
 
 function apiKeysConfig(env: Env, environment: string, read: ConfigReader): AppConfig['apiKeys'] {
@@ -161,6 +205,19 @@ class ConfigReader {
     const text = typeof raw === 'number' ? String(raw) : raw;
     if (typeof text !== 'string' || !/^-?[0-9]+$/.test(text)) {
       throw this.error(path, `must be an integer (got ${JSON.stringify(raw)})`);
+    }
+    const value = Number(text);
+    if (value < min || value > max)
+      throw this.error(path, `must be between ${min} and ${max} (got ${value})`);
+    return value;
+  }
+
+  /** A decimal number (`0.2`, `2`), as a JS number: for ratios, never for money. */
+  decimal(path: string, min: number, max: number): number {
+    const raw = this.raw(path);
+    const text = typeof raw === 'number' ? String(raw) : raw;
+    if (typeof text !== 'string' || !/^-?[0-9]+(\.[0-9]+)?$/.test(text)) {
+      throw this.error(path, `must be a number (got ${JSON.stringify(raw)})`);
     }
     const value = Number(text);
     if (value < min || value > max)

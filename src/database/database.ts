@@ -4,11 +4,20 @@ export interface QueryResult<R> {
   readonly rowCount: number;
 }
 
+export interface QueryOptions {
+  /**
+   * Prepares the statement once per connection under this name and reuses the plan (PostgreSQL; PGlite ignores it).
+   * For hot statements with a fixed text only.
+   */
+  readonly name?: string;
+}
+
 /** Anything that runs one SQL statement: the database itself or an open transaction. */
 export interface SqlExecutor {
   query<R extends object = Record<string, unknown>>(
     text: string,
     params?: readonly unknown[],
+    options?: QueryOptions,
   ): Promise<QueryResult<R>>;
 }
 

@@ -1,5 +1,12 @@
 import pg from 'pg';
-import { type Database, PG_TYPES, parseBigInt, type QueryResult, type SqlExecutor } from './database.js';
+import {
+  type Database,
+  PG_TYPES,
+  parseBigInt,
+  type QueryOptions,
+  type QueryResult,
+  type SqlExecutor,
+} from './database.js';
 
 export interface PostgresDatabaseOptions {
   readonly url: string;
@@ -35,8 +42,12 @@ export class PostgresDatabase implements Database {
     this.pool.on('error', () => undefined);
   }
 
-  async query<R extends object>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
-    const result = await this.pool.query<R>(text, params as unknown[] | undefined);
+  async query<R extends object>(
+    text: string,
+    params?: readonly unknown[],
+    options?: QueryOptions,
+  ): Promise<QueryResult<R>> {
+    const result = await this.pool.query<R>(toConfig(text, params, options));
     return { rows: result.rows, rowCount: result.rowCount ?? 0 };
   }
 
@@ -51,8 +62,12 @@ export class PostgresDatabase implements Database {
     try {
       await client.query('BEGIN');
       const tx: SqlExecutor = {
-        query: async <R extends object>(text: string, params?: readonly unknown[]) => {
-          const result = await client.query<R>(text, params as unknown[] | undefined);
+        query: async <R extends object>(
+          text: string,
+          params?: readonly unknown[],
+          options?: QueryOptions,
+        ) => {
+          const result = await client.query<R>(toConfig(text, params, options));
           return { rows: result.rows, rowCount: result.rowCount ?? 0 };
         },
       };
@@ -73,4 +88,12 @@ export class PostgresDatabase implements Database {
   async close(): Promise<void> {
     await this.pool.end();
   }
+}
+
+function toConfig(
+  text: string,
+  params: readonly unknown[] | undefined,
+  options?: QueryOptions,
+): pg.QueryConfig {
+  return { text, values: params as unknown[] | undefined, ...(options?.name ? { name: options.name } : {}) };
 }

@@ -108,6 +108,8 @@ export interface EventStore {
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   readAll(options?: ReadAllOptions): Promise<ReadAllResult>;
   subscribeToAll(options?: SubscribeOptions): Subscription;
+  /** The position of the last readable event (START for an empty log): where a new consumer that skips history starts. */
+  headPosition(): Promise<Position>;
   /** How many events lie after `position`, counting at most `cap` (lag is reported as "≥ cap" beyond it). */
   countAfter(position: Position, cap: number): Promise<number>;
   /** Resolves when this process appends, after `timeoutMs`, or when `signal` aborts: how idle readers wait. */

@@ -19,8 +19,10 @@ export async function startTestApp(
   env: Record<string, string> = {},
   extraModules: readonly (Type | DynamicModule)[] = [],
   clock?: Clock,
+  /** An existing database to start on (a second instance, a restart); it is then not dropped by close(). */
+  existing?: TestDatabase,
 ): Promise<TestApp> {
-  const database = await createTestDatabase('ferry_e2e');
+  const database = existing ?? (await createTestDatabase('ferry_e2e'));
   const config = loadAppConfig({
     ENVIRONMENT: 'test',
     LOG_LEVEL: 'fatal',
@@ -38,7 +40,7 @@ export async function startTestApp(
     database,
     async close() {
       await app.close();
-      await database.drop();
+      if (!existing) await database.drop();
     },
   };
 }

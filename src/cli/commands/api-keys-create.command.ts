@@ -1,4 +1,4 @@
-import type { CreateApiKeyInput } from '../../api-keys/api-key-input.js';
+import { type CreateApiKeyInput, validateApiKeyInput } from '../../api-keys/api-key-input.js';
 import type { ApiKeysService } from '../../api-keys/api-keys.service.js';
 import { ApiError } from '../../common/http/api-error.js';
 import type { CliOutput } from '../output.js';
@@ -11,6 +11,11 @@ export interface CreateApiKeyDeps {
   readonly apiKeys: Pick<ApiKeysService, 'create'>;
   /** Shown when the key has no limit of its own (`apiKeys.defaultRateLimitPerMinute`). */
   readonly defaultRateLimitPerMinute: number;
+  /**
+   * The webhook target policy (`webhookEndpointCheck(config.webhooks)`, as `webhooks:set` applies): a `--webhook-url`
+   * it refuses is rejected with the reason before the key is created.
+   */
+  readonly checkWebhook?: (url: string, headers: Readonly<Record<string, string>>) => Promise<string | null>;
 }
 
 /**
@@ -101,6 +106,10 @@ export async function createApiKeyCommand(
   }
   let created;
   try {
+    const valid = validateApiKeyInput(input);
+    const problem =
+      valid.webhookUrl === null ? null : await deps.checkWebhook?.(valid.webhookUrl, valid.webhookHeaders);
+    if (problem) throw new ApiError('INVALID_INPUT', problem);
     created = await deps.apiKeys.create(input);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;

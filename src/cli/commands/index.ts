@@ -1,4 +1,7 @@
 import { ApiKeysService } from '../../api-keys/api-keys.service.js';
+import { WebhookDeliveriesService } from '../../webhooks/delivery/webhook-deliveries.service.js';
+import { webhookEndpointCheck } from '../../webhooks/webhook-endpoint-check.js';
+import { WebhookSignal } from '../../webhooks/webhook-signal.js';
 import type { AppConfig } from '../../config/app-config.js';
 import type { Database } from '../../database/database.js';
 import type { EventStore } from '../../event-store/event-store.js';
@@ -17,6 +20,26 @@ import { projectionStatusCommand } from './projection-status.command.js';
 import { rebuildProjectionCommand } from './rebuild-projection.command.js';
 import { replayRequest } from './replay-request.command.js';
 import { replayStream } from './replay-stream.command.js';
+import {
+  LIST_DELIVERIES_OPTIONS,
+  LIST_DELIVERIES_USAGE,
+  listDeliveriesCommand,
+  parseListDeliveriesArgs,
+} from './webhooks-deliveries.command.js';
+import { showDeliveryCommand } from './webhooks-delivery.command.js';
+import {
+  parseRedeliverArgs,
+  REDELIVER_OPTIONS,
+  REDELIVER_USAGE,
+  redeliverCommand,
+} from './webhooks-redeliver.command.js';
+import { removeWebhookCommand } from './webhooks-remove.command.js';
+import {
+  parseSetWebhookArgs,
+  SET_WEBHOOK_OPTIONS,
+  SET_WEBHOOK_USAGE,
+  setWebhookCommand,
+} from './webhooks-set.command.js';
 
 /** What a command runs with: the configuration, the opened database and event store, and where to write. */
 export interface CliContext {
@@ -102,6 +125,7 @@ export const commands: readonly CliCommand[] = [
         {
           apiKeys: new ApiKeysService(db, config),
           defaultRateLimitPerMinute: config.apiKeys.defaultRateLimitPerMinute,
+          checkWebhook: webhookEndpointCheck(config.webhooks),
         },
         args,
         output,
@@ -128,6 +152,59 @@ export const commands: readonly CliCommand[] = [
     arity: 1,
     run: ({ config, db, output }, [idOrPrefix]) =>
       revokeApiKeyCommand({ apiKeys: new ApiKeysService(db, config) }, idOrPrefix, output),
+  },
+  {
+    name: 'webhooks:set',
+    usage: SET_WEBHOOK_USAGE,
+    description: `set an API key's webhook endpoint (HTTPS, public targets only). ${SET_WEBHOOK_OPTIONS}`,
+    arity: (args) => {
+      const parsed = parseSetWebhookArgs(args);
+      return typeof parsed === 'string' ? `${parsed}. ${SET_WEBHOOK_OPTIONS}` : undefined;
+    },
+    run: ({ config, db, output }, args) =>
+      setWebhookCommand({ apiKeys: new ApiKeysService(db, config), policy: config.webhooks }, args, output),
+  },
+  {
+    name: 'webhooks:remove',
+    usage: 'webhooks:remove <apiKeyId|prefix>',
+    description: "remove an API key's webhook endpoint",
+    arity: 1,
+    run: ({ config, db, output }, [idOrPrefix]) =>
+      removeWebhookCommand({ apiKeys: new ApiKeysService(db, config) }, idOrPrefix, output),
+  },
+  {
+    name: 'webhooks:deliveries',
+    usage: LIST_DELIVERIES_USAGE,
+    description: `the webhook delivery log, newest first. ${LIST_DELIVERIES_OPTIONS}`,
+    arity: (args) => {
+      const parsed = parseListDeliveriesArgs(args);
+      return typeof parsed === 'string' ? `${parsed}. ${LIST_DELIVERIES_OPTIONS}` : undefined;
+    },
+    run: ({ db, output }, args) =>
+      listDeliveriesCommand(
+        { deliveries: new WebhookDeliveriesService(db, new WebhookSignal()) },
+        args,
+        output,
+      ),
+  },
+  {
+    name: 'webhooks:delivery',
+    usage: 'webhooks:delivery <id|whk_…>',
+    description: 'one webhook delivery: its body and every attempt (status code, latency, error, response)',
+    arity: 1,
+    run: ({ db, output }, [id]) =>
+      showDeliveryCommand({ deliveries: new WebhookDeliveriesService(db, new WebhookSignal()) }, id, output),
+  },
+  {
+    name: 'webhooks:redeliver',
+    usage: REDELIVER_USAGE,
+    description: `send a delivery again (same X-Webhook-Id, fresh signature). ${REDELIVER_OPTIONS}`,
+    arity: (args) => {
+      const parsed = parseRedeliverArgs(args);
+      return typeof parsed === 'string' ? `${parsed}. ${REDELIVER_OPTIONS}` : undefined;
+    },
+    run: ({ db, output }, args) =>
+      redeliverCommand({ deliveries: new WebhookDeliveriesService(db, new WebhookSignal()) }, args, output),
   },
 ];
 

@@ -1,6 +1,12 @@
 import { EventStore1763770000000 } from './1763770000000-event-store.js';
 import { Projections1763770100000 } from './1763770100000-projections.js';
 import { ApiKeys1763770200000 } from './1763770200000-api-keys.js';
+import { Webhooks1763770300000 } from './1763770300000-webhooks.js';
 
 /** Every migration, in order. Adding one never edits the data source. */
-export const migrations = [EventStore1763770000000, Projections1763770100000, ApiKeys1763770200000];
+export const migrations = [
+  EventStore1763770000000,
+  Projections1763770100000,
+  ApiKeys1763770200000,
+  Webhooks1763770300000,
+];

@@ -121,6 +121,20 @@ export class EsdbEventStore implements EventStore {
     return Math.min(count, cap);
   }
 
+  /** Reads `$all` backwards from the end, past system events, to the last event of ours (START when none). */
+  async headPosition(): Promise<Position> {
+    let fromPosition: ReadPosition = ESDB_END;
+    for (;;) {
+      const page = recordedEvents(
+        await collect(this.client.readAll({ direction: BACKWARDS, fromPosition, maxCount: SCAN_PAGE_SIZE })),
+      );
+      const ours = page.find((event) => !isSystemEvent(event));
+      if (ours) return positionOf(ours);
+      if (page.length < SCAN_PAGE_SIZE) return START;
+      fromPosition = copyPosition(positionOf(page[page.length - 1]));
+    }
+  }
+
   waitForAppend(timeoutMs: number, signal: AbortSignal): Promise<void> {
     return this.signal.wait(timeoutMs, signal);
   }

@@ -35,15 +35,20 @@ export async function appendToStream(
       next_revision: bigint;
       last_position: bigint;
       transaction_id: bigint;
-    }>('SELECT * FROM ferry_append_to_stream($1, $2, $3, $4, $5, $6::jsonb[], $7::jsonb[])', [
-      streamId,
-      expectedRevisionToString(expectedRevision),
-      events.map((event) => event.id),
-      events.map((event) => event.type),
-      events.map((event) => event.schemaVersion ?? 1),
-      events.map((event) => JSON.stringify(event.data)),
-      events.map((event) => JSON.stringify(event.metadata ?? {})),
-    ]);
+    }>(
+      'SELECT * FROM ferry_append_to_stream($1, $2, $3, $4, $5, $6::jsonb[], $7::jsonb[])',
+      [
+        streamId,
+        expectedRevisionToString(expectedRevision),
+        events.map((event) => event.id),
+        events.map((event) => event.type),
+        events.map((event) => event.schemaVersion ?? 1),
+        events.map((event) => JSON.stringify(event.data)),
+        events.map((event) => JSON.stringify(event.metadata ?? {})),
+      ],
+      // The hottest statement: prepared once per connection.
+      { name: 'ferry_append_to_stream' },
+    );
     const [row] = rows;
     return {
       nextExpectedRevision: row.next_revision,

@@ -14,7 +14,7 @@ import type {
   SubscribeOptions,
 } from '../event-store.js';
 import { appendToStream } from './append-to-stream.js';
-import { countAfter, readAll } from './read-all.js';
+import { countAfter, headPosition, readAll } from './read-all.js';
 import { readStream } from './read-stream.js';
 
 /** The event store on PostgreSQL, or on embedded PGlite (same SQL, one connection). */
@@ -46,6 +46,10 @@ export class PostgresEventStore implements EventStore {
 
   subscribeToAll(options?: SubscribeOptions): Subscription {
     return new PollingSubscription((read) => this.readAll(read), this.appended, options);
+  }
+
+  headPosition(): Promise<Position> {
+    return headPosition(this.db);
   }
 
   countAfter(position: Position, cap: number): Promise<number> {

@@ -1,6 +1,6 @@
 import type { SqlExecutor } from '../../database/database.js';
 import { applyFilter } from '../event-filter.js';
-import { type ReadAllOptions, type ReadAllResult, START } from '../event-store.js';
+import { type Position, type ReadAllOptions, type ReadAllResult, START } from '../event-store.js';
 import { EVENT_COLUMNS, type EventRow, toRecordedEvent } from './event-row.js';
 
 /**
@@ -40,4 +40,14 @@ export async function countAfter(
     [position.commit.toString(), position.prepare, cap],
   );
   return Number(rows[0].count);
+}
+
+/** The position of the last readable event, or START. */
+export async function headPosition(sql: SqlExecutor): Promise<Position> {
+  const { rows } = await sql.query<{ transaction_id: bigint; global_position: bigint }>(
+    `SELECT transaction_id, global_position FROM events
+      WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+      ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
+  );
+  return rows[0] ? { commit: rows[0].transaction_id, prepare: rows[0].global_position } : START;
 }

@@ -84,6 +84,8 @@ describe.each(['postgres', 'pglite'] as const)('ApiKeysService on %s', (kind) =>
         'label',
         'rate_limit_per_minute',
         'revoked_at',
+        'webhook_disabled_at',
+        'webhook_disabled_reason',
         'webhook_headers',
         'webhook_url',
       ].sort(),
@@ -156,6 +158,8 @@ describe.each(['postgres', 'pglite'] as const)('ApiKeysService on %s', (kind) =>
       feeSponsorshipEnabled: false,
       webhookUrl: 'http://localhost:9000/hook',
       webhookHeaderNames: ['Authorization'],
+      webhookDisabledAt: null,
+      webhookDisabledReason: null,
       createdAt: expect.any(Date),
       revokedAt: null,
     });

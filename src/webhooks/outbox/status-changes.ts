@@ -1,0 +1,37 @@
+import type { RecordedEvent } from '../../event-store/event-store.js';
+import {
+  evolveRequestRecord,
+  type RequestRecordState,
+} from '../../../projections/requests/request-record.js';
+
+/** A request status update to announce: the record right after the event that caused it. */
+export interface StatusChange {
+  readonly event: RecordedEvent;
+  readonly record: RequestRecordState;
+  /** `FillFailed.details` of the latest failure (decoded revert data), which the shared record does not keep. */
+  readonly failureDetails: string | null;
+}
+
+/**
+ * Pure: the status updates a request's events announce, given the request's whole stream up to the last of them.
+ * A webhook goes out when the request becomes visible (its first deposit is seen: `waiting`) and on every status
+ * change after that. A quote that never sees a deposit announces nothing, not even its expiry.
+ */
+export function statusChanges(
+  stream: readonly RecordedEvent[],
+  announce: (event: RecordedEvent) => boolean,
+): StatusChange[] {
+  const changes: StatusChange[] = [];
+  let record: RequestRecordState | null = null;
+  let failureDetails: string | null = null;
+  for (const event of stream) {
+    const before = record;
+    record = evolveRequestRecord(record, event);
+    if (event.type === 'FillFailed') failureDetails = (event.data as { details: string | null }).details;
+    if (!record || !record.listed || !announce(event)) continue;
+    const becameVisible = !before?.listed;
+    if (becameVisible || before.v3.status !== record.v3.status)
+      changes.push({ event, record, failureDetails });
+  }
+  return changes;
+}
