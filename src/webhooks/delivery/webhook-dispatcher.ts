@@ -170,6 +170,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
         ? null
         : retryDelayMs(delivery.attempts, this.config.webhooks.retry, Math.random, outcome.retryAfterMs);
     const state = outcome.ok ? 'delivered' : retryIn === null ? 'failed' : 'pending';
+    // Disabled before the delivery is marked failed, so nothing can see the failure with the endpoint still enabled.
+    if (outcome.gone)
+      await this.apiKeys.disableWebhook(delivery.api_key_id, 'the endpoint answered 410 Gone', new Date());
     await this.db.transaction(async (tx) => {
       await tx.query(
         // Numbered across redeliveries (which reset the retry budget, not the log): one in flight per delivery.
@@ -188,10 +191,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
         [delivery.id, state, outcome.statusCode, outcome.error, retryIn ?? 0],
       );
     });
-    if (outcome.gone) {
-      await this.apiKeys.disableWebhook(delivery.api_key_id, `the endpoint answered 410 Gone`, new Date());
+    if (outcome.gone)
       await this.failPending(delivery.api_key_id, 'webhook endpoint disabled: it answered 410 Gone');
-    }
   }
 
   /** A delivery whose endpoint is gone is failed without a request (an operator can redeliver it once fixed). */
