@@ -1,4 +1,5 @@
 import type { Database } from '../../src/database/database.js';
+import { followUntilAborted } from '../../src/common/follow-loop.js';
 import type { EventStore } from '../../src/event-store/event-store.js';
 import type { Projection } from '../projection.js';
 import { applyEvents } from './apply-events.js';
@@ -92,17 +93,13 @@ export class ProjectionRunner {
     this.loops = [];
   }
 
-  private async follow(projection: Projection): Promise<void> {
+  private follow(projection: Projection): Promise<void> {
     const signal = this.abort.signal;
-    while (!signal.aborted) {
-      let processed = 0;
-      try {
-        processed = await this.tick(projection);
-      } catch (error) {
-        this.options.onError?.(projection, error);
-      }
-      if (processed === 0 && !signal.aborted)
-        await this.store.waitForAppend(this.options.pollIntervalMs, signal);
-    }
+    return followUntilAborted(
+      signal,
+      async () => (await this.tick(projection)) > 0,
+      () => this.store.waitForAppend(this.options.pollIntervalMs, signal),
+      (error) => this.options.onError?.(projection, error),
+    );
   }
 }

@@ -2,6 +2,7 @@ import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@ne
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../common/http/api-error.js';
+import { enforceRateLimit } from './enforce-rate-limit.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { ApiKeysService, type AuthenticatedApiKey } from './api-keys.service.js';
@@ -64,19 +65,14 @@ export class ApiKeyGuard implements CanActivate {
     if (!apiKey) throw new ApiError('UNAUTHORIZED', 'Invalid or revoked API key');
 
     const limit = apiKey.rateLimitPerMinute ?? this.config.apiKeys.defaultRateLimitPerMinute;
-    const decision = this.limiter.take(`api-key:${apiKey.id}`, limit);
-    const reply = http.getResponse<FastifyReply>();
-    void reply.header('X-RateLimit-Limit', String(decision.limit));
-    void reply.header('X-RateLimit-Remaining', String(decision.remaining));
-    if (!decision.allowed) {
-      void reply.header('Retry-After', String(decision.retryAfterSeconds));
-      throw new ApiError(
-        'RATE_LIMITED',
-        `Rate limit of ${decision.limit} requests per minute exceeded for this API key; retry after ` +
-          `${decision.retryAfterSeconds} s`,
-        { limit: decision.limit, retryAfterSeconds: decision.retryAfterSeconds },
-      );
-    }
+    enforceRateLimit(
+      this.limiter,
+      http.getResponse<FastifyReply>(),
+      `api-key:${apiKey.id}`,
+      limit,
+      (max, retryAfter) =>
+        `Rate limit of ${max} requests per minute exceeded for this API key; retry after ${retryAfter} s`,
+    );
     request.apiKey = apiKey;
     return true;
   }

@@ -2,7 +2,7 @@ import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@ne
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimiter } from '../../api-keys/rate-limiter.js';
 import { CLOCK, type Clock } from '../../common/clock.js';
-import { ApiError } from '../../common/http/api-error.js';
+import { enforceRateLimit } from '../../api-keys/enforce-rate-limit.js';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import { v2PolicyAt } from './v2-sunset.js';
@@ -29,19 +29,15 @@ export class V2RateLimitGuard implements CanActivate {
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const caller = request.apiKey ? `key:${request.apiKey.id}` : `ip:${request.ip}`;
-    const decision = this.limiter.take(caller, policy.limitPerMinute);
-    const reply = http.getResponse<FastifyReply>();
-    void reply.header('X-RateLimit-Limit', String(decision.limit));
-    void reply.header('X-RateLimit-Remaining', String(decision.remaining));
-    if (!decision.allowed) {
-      void reply.header('Retry-After', String(decision.retryAfterSeconds));
-      throw new ApiError(
-        'RATE_LIMITED',
-        `GET /requests/v2 is deprecated and limited to ${decision.limit} requests per minute per caller this ` +
-          `month; retry after ${decision.retryAfterSeconds} s, or move to GET /requests/v3`,
-        { limit: decision.limit, retryAfterSeconds: decision.retryAfterSeconds },
-      );
-    }
+    enforceRateLimit(
+      this.limiter,
+      http.getResponse<FastifyReply>(),
+      caller,
+      policy.limitPerMinute,
+      (max, retryAfter) =>
+        `GET /requests/v2 is deprecated and limited to ${max} requests per minute per caller this month; ` +
+        `retry after ${retryAfter} s, or move to GET /requests/v3`,
+    );
     return true;
   }
 }

@@ -6,6 +6,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { ApiKeysService } from '../../api-keys/api-keys.service.js';
+import { followUntilAborted } from '../../common/follow-loop.js';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import { DATABASE, type Database } from '../../database/database.js';
@@ -79,18 +80,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     return claimed.length;
   }
 
-  private async follow(): Promise<void> {
-    while (!this.abort.signal.aborted) {
-      let delivered = 0;
-      try {
-        delivered = await this.dispatchOnce();
-      } catch (error) {
-        this.logger.error({ msg: 'dispatch round failed', err: String(error) });
-      }
-      if (delivered < this.config.webhooks.batchSize && !this.abort.signal.aborted) {
-        await this.signal.wait(this.config.webhooks.pollIntervalMs, this.abort.signal);
-      }
-    }
+  private follow(): Promise<void> {
+    const signal = this.abort.signal;
+    return followUntilAborted(
+      signal,
+      async () => (await this.dispatchOnce()) >= this.config.webhooks.batchSize,
+      () => this.signal.wait(this.config.webhooks.pollIntervalMs, signal),
+      (error) => this.logger.error({ msg: 'dispatch round failed', err: String(error) }),
+    );
   }
 
   private async claim(limit: number): Promise<Claimed[]> {

@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import { ApiKeysService } from '../../api-keys/api-keys.service.js';
+import { followUntilAborted } from '../../common/follow-loop.js';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import { DATABASE, type Database, type SqlExecutor } from '../../database/database.js';
@@ -93,18 +94,14 @@ export class WebhookOutboxWriter implements OnApplicationBootstrap, BeforeApplic
     return result.processed;
   }
 
-  private async follow(): Promise<void> {
-    while (!this.abort.signal.aborted) {
-      let processed = 0;
-      try {
-        processed = await this.writeBatch();
-      } catch (error) {
-        this.logger.error({ msg: 'outbox batch failed', err: String(error) });
-      }
-      if (processed === 0 && !this.abort.signal.aborted) {
-        await this.store.waitForAppend(this.config.webhooks.pollIntervalMs, this.abort.signal);
-      }
-    }
+  private follow(): Promise<void> {
+    const signal = this.abort.signal;
+    return followUntilAborted(
+      signal,
+      async () => (await this.writeBatch()) > 0,
+      () => this.store.waitForAppend(this.config.webhooks.pollIntervalMs, signal),
+      (error) => this.logger.error({ msg: 'outbox batch failed', err: String(error) }),
+    );
   }
 
   /** Reads each touched request's stream once (up to the batch's last event of it) and builds the rows to queue. */
