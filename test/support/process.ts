@@ -36,3 +36,28 @@ export function spawnNode(script: string, args: string[], env: Record<string, st
   );
   return { child, stdout: () => out, stderr: () => err, exited };
 }
+
+export interface CliRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs the built operator CLI (`node dist/src/cli/main.js`, as `npm run cli` does) with the test's environment minus
+ * what belongs to Jest or another target (NODE_OPTIONS, EVENTSTORE_URL, DATA_DIR), plus `env`.
+ */
+export function runBuiltCli(args: readonly string[], env: Record<string, string>): Promise<CliRun> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ENVIRONMENT: 'test', ...env };
+  delete childEnv.NODE_OPTIONS;
+  for (const name of ['EVENTSTORE_URL', 'DATA_DIR']) if (!(name in env)) delete childEnv[name];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['dist/src/cli/main.js', ...args], { env: childEnv });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +7,7 @@ import { listApiKeysCommand } from '../../../src/cli/commands/api-keys-list.comm
 import { revokeApiKeyCommand } from '../../../src/cli/commands/api-keys-revoke.command.js';
 import { captureOutput } from '../../../src/cli/output.js';
 import { type MigratedDatabase, migratedDatabase } from '../../support/postgres.js';
+import { runBuiltCli } from '../../support/process.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const KEY = /fk_[A-Za-z0-9_-]{43}/g;
@@ -125,24 +125,8 @@ describe('the api-keys CLI commands against PostgreSQL', () => {
   });
 
   describe('the real process (node dist/src/cli/main.js)', () => {
-    const cli = (args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> =>
-      new Promise((resolve, reject) => {
-        const env: NodeJS.ProcessEnv = {
-          ...process.env,
-          ENVIRONMENT: 'test',
-          DATABASE_URL: database.url!,
-          API_KEY_ENCRYPTION_KEY: secret.toString('hex'),
-        };
-        delete env.NODE_OPTIONS;
-        delete env.EVENTSTORE_URL;
-        const child = spawn(process.execPath, ['dist/src/cli/main.js', ...args], { cwd: ROOT, env });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        child.on('error', reject);
-        child.on('close', (code) => resolve({ code, stdout, stderr }));
-      });
+    const cli = (args: string[]) =>
+      runBuiltCli(args, { DATABASE_URL: database.url!, API_KEY_ENCRYPTION_KEY: secret.toString('hex') });
 
     beforeAll(() => {
       if (!existsSync(`${ROOT}dist/src/cli/main.js`)) {

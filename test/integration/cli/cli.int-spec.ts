@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { projections } from '../../../projections/index.js';
@@ -12,6 +11,7 @@ import type { Database } from '../../../src/database/database.js';
 import type { NewEvent } from '../../../src/event-store/event-store.js';
 import { PostgresEventStore } from '../../../src/event-store/postgres/postgres-event-store.js';
 import { type MigratedDatabase, migratedDatabase } from '../../support/postgres.js';
+import { runBuiltCli } from '../../support/process.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -217,27 +217,8 @@ describe('the operator CLI against PostgreSQL', () => {
       readonly stderr: string;
     }
 
-    const childEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
-      const env: NodeJS.ProcessEnv = { ...process.env, ENVIRONMENT: 'test', LOG_LEVEL: 'info', ...extra };
-      delete env.NODE_OPTIONS; // Jest's --experimental-vm-modules
-      delete env.EVENTSTORE_URL;
-      delete env.DATA_DIR;
-      return env;
-    };
-
     const cli = (args: string[], env: Record<string, string> = {}): Promise<Run> =>
-      new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, ['dist/src/cli/main.js', ...args], {
-          cwd: ROOT,
-          env: childEnv({ DATABASE_URL: database.url!, ...env }),
-        });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        child.on('error', reject);
-        child.on('close', (code) => resolve({ code, stdout, stderr }));
-      });
+      runBuiltCli(args, { LOG_LEVEL: 'info', DATABASE_URL: database.url!, ...env });
 
     beforeAll(() => {
       // npm test builds dist/ before Jest starts (scripts/test.mjs), as `npm run cli` does before it runs.

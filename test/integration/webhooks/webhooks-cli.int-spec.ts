@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +16,7 @@ import { webhookEndpointCheck } from '../../../src/webhooks/webhook-endpoint-che
 import { WebhookSignal } from '../../../src/webhooks/webhook-signal.js';
 import type { HostResolver } from '../../../src/webhooks/webhook-target.js';
 import { type MigratedDatabase, migratedDatabase } from '../../support/postgres.js';
+import { runBuiltCli } from '../../support/process.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PUBLIC_TARGET = 'https://93.184.215.14/hooks/ferry';
@@ -522,24 +522,8 @@ describe('the webhooks CLI commands against PostgreSQL', () => {
   });
 
   describe('the real process (node dist/src/cli/main.js)', () => {
-    const cli = (args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> =>
-      new Promise((resolve, reject) => {
-        const env: NodeJS.ProcessEnv = {
-          ...process.env,
-          ENVIRONMENT: 'test',
-          DATABASE_URL: database.url!,
-          API_KEY_ENCRYPTION_KEY: secret.toString('hex'),
-        };
-        delete env.NODE_OPTIONS;
-        delete env.EVENTSTORE_URL;
-        const child = spawn(process.execPath, ['dist/src/cli/main.js', ...args], { cwd: ROOT, env });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        child.on('error', reject);
-        child.on('close', (code) => resolve({ code, stdout, stderr }));
-      });
+    const cli = (args: string[]) =>
+      runBuiltCli(args, { DATABASE_URL: database.url!, API_KEY_ENCRYPTION_KEY: secret.toString('hex') });
 
     beforeAll(() => {
       if (!existsSync(`${ROOT}dist/src/cli/main.js`)) {
