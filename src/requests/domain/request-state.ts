@@ -189,40 +189,29 @@ function failed(
   return { ...stripStepFields(base), status: 'failure', deposit, failReason, refundFailReason } as Failed;
 }
 
-/** Drops the fields that belong to one status only, so a state never carries another status's leftovers. */
-function stripStepFields(state: QuotedState): Omit<Quoted, never> {
+/** The fields that belong to one status only; a state moving on never carries another status's leftovers. */
+type StepFields = Partial<
+  Pick<Waiting, 'firstDepositDetectedAt'> &
+    Pick<Depositing, 'depositSubmittedAt' | 'depositSubmittedTx'> &
+    Pick<Submitted, 'deposit' | 'fill'> &
+    Pick<Failed, 'failReason' | 'refundFailReason'> &
+    Pick<Refunded, 'refund'>
+>;
+
+function stripStepFields(state: QuotedState): Quoted {
   const {
-    requestId,
-    quotedAt,
-    originChainId,
-    destinationChainId,
-    quoteExpiresAt,
-    depositConfirmationTimeoutSeconds,
-    fillDeadline,
-    hasDepositAddress,
-    depositsDetected,
-    expired,
-    expiredReason,
-    supersededByRequestId,
-    refundsSubmitted,
-    updatedAt,
-  } = state;
-  return {
-    requestId,
-    quotedAt,
-    originChainId,
-    destinationChainId,
-    quoteExpiresAt,
-    depositConfirmationTimeoutSeconds,
-    fillDeadline,
-    hasDepositAddress,
-    depositsDetected,
-    expired,
-    expiredReason,
-    supersededByRequestId,
-    refundsSubmitted,
-    updatedAt,
-  };
+    status: _status,
+    firstDepositDetectedAt: _seen,
+    depositSubmittedAt: _submittedAt,
+    depositSubmittedTx: _submittedTx,
+    deposit: _deposit,
+    fill: _fill,
+    failReason: _failReason,
+    refundFailReason: _refundFailReason,
+    refund: _refund,
+    ...quoted
+  } = state as QuotedState & StepFields;
+  return quoted;
 }
 
 /** The time an event carries (each event type names its own time field). */
