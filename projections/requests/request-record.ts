@@ -292,18 +292,7 @@ export function evolveRequestRecord(
       const next = touch(
         {
           ...v3,
-          protocol: {
-            ...v3.protocol,
-            settlement: {
-              destination: {
-                ...v3.protocol.settlement.destination,
-                fills: [
-                  ...v3.protocol.settlement.destination.fills,
-                  { chainId: e.chainId, transactionId: e.txHash },
-                ],
-              },
-            },
-          },
+          protocol: settled(v3.protocol, 'fills', e),
           data: {
             ...v3.data,
             outTxs: upsertTx(v3.data.outTxs, txRecord(e.chainId, e.txHash, 'fill', 'success', e)),
@@ -363,18 +352,7 @@ export function evolveRequestRecord(
       return touch(
         {
           ...v3,
-          protocol: {
-            ...v3.protocol,
-            settlement: {
-              destination: {
-                ...v3.protocol.settlement.destination,
-                refunds: [
-                  ...v3.protocol.settlement.destination.refunds,
-                  { chainId: e.chainId, transactionId: e.txHash },
-                ],
-              },
-            },
-          },
+          protocol: settled(v3.protocol, 'refunds', e),
           data: {
             ...v3.data,
             outTxs: upsertTx(v3.data.outTxs, txRecord(e.chainId, e.txHash, 'refund', 'success', e)),
@@ -425,6 +403,24 @@ export function evolveRequestRecord(
     default:
       return state;
   }
+}
+
+/** The protocol block with one more fill or refund in `settlement.destination`. */
+function settled(
+  protocol: RequestV3['protocol'],
+  kind: 'fills' | 'refunds',
+  tx: { chainId: number; txHash: string },
+): RequestV3['protocol'] {
+  const destination = protocol.settlement.destination;
+  return {
+    ...protocol,
+    settlement: {
+      destination: {
+        ...destination,
+        [kind]: [...destination[kind], { chainId: tx.chainId, transactionId: tx.txHash }],
+      },
+    },
+  };
 }
 
 /** The same currency as `like`, with another amount in the smallest unit (USD scaled exactly from the quote). */
