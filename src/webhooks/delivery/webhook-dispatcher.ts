@@ -11,9 +11,9 @@ import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import { DATABASE, type Database } from '../../database/database.js';
 import { retryDelayMs } from '../retry-schedule.js';
-import { deliveryHeaders, type SendWebhookResult, sendWebhook } from '../webhook-sender.js';
+import { deliveryHeaders, sendWebhook } from '../webhook-sender.js';
 import { WebhookSignal } from '../webhook-signal.js';
-import { checkWebhookTarget } from '../webhook-target.js';
+import { checkWebhookTarget, type TargetCheck } from '../webhook-target.js';
 
 /** A delivery claimed for one attempt. */
 interface Claimed {
@@ -63,20 +63,28 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     await this.loop;
   }
 
-  /** One round: claims up to `batchSize` due deliveries, attempts them concurrently, records each outcome. */
+  /**
+   * One round: claims up to `batchSize` due deliveries, attempts them concurrently, then records every outcome with
+   * two set-based statements (one transaction), so the database work per round does not grow with its size.
+   */
   async dispatchOnce(batchSize = this.config.webhooks.batchSize): Promise<number> {
     const claimed = await this.claim(batchSize);
     if (claimed.length === 0) return 0;
-    const keys = new Map<string, Promise<Endpoint | string>>();
-    await Promise.all(
+    const endpoints = new Map<string, Promise<Endpoint | string>>();
+    const results = await Promise.all(
       claimed.map(async (delivery) => {
-        if (!keys.has(delivery.api_key_id)) keys.set(delivery.api_key_id, this.endpoint(delivery.api_key_id));
-        const endpoint = await keys.get(delivery.api_key_id)!;
-        if (typeof endpoint === 'string') return this.abandon(delivery, endpoint);
-        const outcome = await this.attempt(delivery, endpoint);
-        await this.record(delivery, outcome);
+        if (!endpoints.has(delivery.api_key_id)) {
+          endpoints.set(delivery.api_key_id, this.endpoint(delivery.api_key_id));
+        }
+        const endpoint = await endpoints.get(delivery.api_key_id)!;
+        if (typeof endpoint === 'string') {
+          await this.abandon(delivery, endpoint);
+          return null;
+        }
+        return { delivery, outcome: await this.attempt(delivery, endpoint) };
       }),
     );
+    await this.record(results.filter((result) => result !== null));
     return claimed.length;
   }
 
@@ -113,25 +121,29 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     return rows;
   }
 
+  /**
+   * The key's endpoint for this round, with its target checked (on every round, not only when configured: DNS may
+   * have changed since) — or why there is none to deliver to.
+   */
   private async endpoint(apiKeyId: string): Promise<Endpoint | string> {
     const key = await this.apiKeys.get(apiKeyId);
     if (!key || key.revokedAt) return 'API key revoked';
     if (!key.webhookUrl) return 'webhook endpoint removed';
     if (key.webhookDisabledAt)
       return `webhook endpoint disabled: ${key.webhookDisabledReason ?? 'by an operator'}`;
+    const target = await checkWebhookTarget(key.webhookUrl, {
+      allowInsecureLocal: this.config.webhooks.allowInsecureLocalTargets,
+    });
     return {
       apiKeyId,
-      url: key.webhookUrl,
+      target,
       headers: key.webhookHeaders,
       apiKey: await this.apiKeys.reveal(apiKeyId),
     };
   }
 
   private async attempt(delivery: Claimed, endpoint: Endpoint): Promise<AttemptOutcome> {
-    // Checked on every attempt, not only when configured: DNS may have changed since.
-    const target = await checkWebhookTarget(endpoint.url, {
-      allowInsecureLocal: this.config.webhooks.allowInsecureLocalTargets,
-    });
+    const { target } = endpoint;
     if (!target.ok) {
       return {
         ok: false,
@@ -150,46 +162,79 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       timestampSeconds: Math.floor(Date.now() / 1000),
       customHeaders: endpoint.headers,
     });
-    const result: SendWebhookResult = await sendWebhook({
+    return sendWebhook({
       url: target.url,
       body: delivery.body,
       headers,
       timeoutMs: this.config.webhooks.timeoutMs,
       connectTo: target.addresses[0],
     });
-    return result;
   }
 
-  /** Logs the attempt and moves the delivery on: delivered, retried later, failed, or (410) its endpoint disabled. */
-  private async record(delivery: Claimed, outcome: AttemptOutcome): Promise<void> {
-    const retryIn =
-      outcome.ok || outcome.gone
-        ? null
-        : retryDelayMs(delivery.attempts, this.config.webhooks.retry, Math.random, outcome.retryAfterMs);
-    const state = outcome.ok ? 'delivered' : retryIn === null ? 'failed' : 'pending';
-    // Disabled before the delivery is marked failed, so nothing can see the failure with the endpoint still enabled.
-    if (outcome.gone)
-      await this.apiKeys.disableWebhook(delivery.api_key_id, 'the endpoint answered 410 Gone', new Date());
+  /**
+   * Logs each attempt and moves each delivery on: delivered, retried later, failed, or (410) its endpoint disabled.
+   * Attempts are numbered across redeliveries (which reset the retry budget, not the log); one is in flight per
+   * delivery, so the numbering cannot race.
+   */
+  private async record(results: readonly { delivery: Claimed; outcome: AttemptOutcome }[]): Promise<void> {
+    if (results.length === 0) return;
+    const rows = results.map(({ delivery, outcome }) => {
+      const retryIn =
+        outcome.ok || outcome.gone
+          ? null
+          : retryDelayMs(delivery.attempts, this.config.webhooks.retry, Math.random, outcome.retryAfterMs);
+      return {
+        delivery,
+        outcome,
+        retryIn,
+        state: outcome.ok ? 'delivered' : retryIn === null ? 'failed' : 'pending',
+      };
+    });
+    // Disabled before the deliveries are marked failed, so nothing sees the failure with the endpoint still enabled.
+    const gone = [...new Set(rows.filter((row) => row.outcome.gone).map((row) => row.delivery.api_key_id))];
+    for (const apiKeyId of gone) {
+      await this.apiKeys.disableWebhook(apiKeyId, 'the endpoint answered 410 Gone', new Date());
+    }
+    const column = <T>(pick: (row: (typeof rows)[number]) => T) => rows.map(pick);
     await this.db.transaction(async (tx) => {
       await tx.query(
-        // Numbered across redeliveries (which reset the retry budget, not the log): one in flight per delivery.
         `INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, latency_ms, error, response_excerpt)
-         SELECT $1, coalesce(max(attempt), 0) + 1, clock_timestamp() - $3 * interval '1 millisecond', $2, $3, $4, $5
-           FROM webhook_attempts WHERE delivery_id = $1`,
-        [delivery.id, outcome.statusCode, outcome.latencyMs, outcome.error, outcome.responseExcerpt],
+         SELECT u.id,
+                coalesce((SELECT max(a.attempt) FROM webhook_attempts a WHERE a.delivery_id = u.id), 0) + 1,
+                clock_timestamp() - u.latency_ms * interval '1 millisecond',
+                u.status_code, u.latency_ms, u.error, u.excerpt
+           FROM unnest($1::uuid[], $2::integer[], $3::integer[], $4::text[], $5::text[])
+             AS u(id, status_code, latency_ms, error, excerpt)`,
+        [
+          column((row) => row.delivery.id),
+          column((row) => row.outcome.statusCode),
+          column((row) => row.outcome.latencyMs),
+          column((row) => row.outcome.error),
+          column((row) => row.outcome.responseExcerpt),
+        ],
       );
       await tx.query(
-        `UPDATE webhook_deliveries
-            SET state = $2, leased_until = NULL, last_status_code = $3, last_error = $4,
-                delivered_at = CASE WHEN $2 = 'delivered' THEN clock_timestamp() ELSE delivered_at END,
-                next_attempt_at = CASE WHEN $2 = 'pending' THEN clock_timestamp() + $5 * interval '1 millisecond'
-                                       ELSE next_attempt_at END
-          WHERE id = $1`,
-        [delivery.id, state, outcome.statusCode, outcome.error, retryIn ?? 0],
+        `UPDATE webhook_deliveries w
+            SET state = u.state, leased_until = NULL, last_status_code = u.status_code, last_error = u.error,
+                delivered_at = CASE WHEN u.state = 'delivered' THEN clock_timestamp() ELSE w.delivered_at END,
+                next_attempt_at = CASE WHEN u.state = 'pending'
+                                       THEN clock_timestamp() + u.retry_ms * interval '1 millisecond'
+                                       ELSE w.next_attempt_at END
+           FROM unnest($1::uuid[], $2::text[], $3::integer[], $4::text[], $5::bigint[])
+             AS u(id, state, status_code, error, retry_ms)
+          WHERE w.id = u.id`,
+        [
+          column((row) => row.delivery.id),
+          column((row) => row.state),
+          column((row) => row.outcome.statusCode),
+          column((row) => row.outcome.error),
+          column((row) => row.retryIn ?? 0),
+        ],
       );
     });
-    if (outcome.gone)
-      await this.failPending(delivery.api_key_id, 'webhook endpoint disabled: it answered 410 Gone');
+    for (const apiKeyId of gone) {
+      await this.failPending(apiKeyId, 'webhook endpoint disabled: it answered 410 Gone');
+    }
   }
 
   /** A delivery whose endpoint is gone is failed without a request (an operator can redeliver it once fixed). */
@@ -212,7 +257,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
 interface Endpoint {
   readonly apiKeyId: string;
-  readonly url: string;
+  readonly target: TargetCheck;
   readonly headers: Readonly<Record<string, string>>;
   readonly apiKey: string;
 }
