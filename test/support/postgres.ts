@@ -69,7 +69,7 @@ export async function migratedDatabase(
  * Catch-up reads stop below the cluster's oldest running transaction, and other suites' transactions (other
  * databases on the same server) count too: a test that asserts on what a reader sees waits for this first.
  */
-export async function waitForReadable(db: Database, timeoutMs = 10_000): Promise<void> {
+export async function waitForReadable(db: Database, timeoutMs = 30_000): Promise<void> {
   if (db.kind === 'pglite') return;
   const { rows } = await db.query<{ xid: string }>('SELECT pg_current_xact_id()::text AS xid');
   const deadline = Date.now() + timeoutMs;

@@ -10,7 +10,7 @@ import { captureOutput } from '../../../src/cli/output.js';
 import type { Database } from '../../../src/database/database.js';
 import type { NewEvent } from '../../../src/event-store/event-store.js';
 import { PostgresEventStore } from '../../../src/event-store/postgres/postgres-event-store.js';
-import { type MigratedDatabase, migratedDatabase } from '../../support/postgres.js';
+import { type MigratedDatabase, migratedDatabase, waitForReadable } from '../../support/postgres.js';
 import { runBuiltCli } from '../../support/process.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -43,6 +43,8 @@ describe('the operator CLI against PostgreSQL', () => {
       event('CustomerRegistered', { name: 'Ada' }),
       event('CustomerRenamed', { name: 'Ada L.' }),
     ]);
+    // Catch-up reads stop below the server's oldest running transaction: let every append become readable first.
+    await waitForReadable(db);
     runner = new ProjectionRunner(db, store, {
       batchSize: 100,
       pollIntervalMs: 10,
