@@ -29,6 +29,55 @@ export const ERROR_CODES = {
     description:
       'The endpoint was retired on its announced `Sunset` date (`GET /requests/v2` on 2026-11-24); the body names its `successor`.',
   },
+  UNSUPPORTED_CHAIN: {
+    status: 400,
+    description:
+      'A chain id is not in the chain list (`GET /chains`), or deposits to or from it are disabled.',
+  },
+  UNSUPPORTED_CURRENCY: {
+    status: 400,
+    description:
+      "A currency is not listed on the chain named with it (`GET /chains` lists each chain's currencies).",
+  },
+  INVALID_ADDRESS: {
+    status: 400,
+    description:
+      'An address is not valid on the chain it is used on (EVM hex, SVM base58, perps exchange A ids, perps exchange B account indexes); `errorData.field` names it.',
+  },
+  AMOUNT_TOO_LOW: {
+    status: 400,
+    description:
+      'After fees nothing (or less than the minimum) would arrive; `errorData` carries the fees and the minimum.',
+  },
+  NO_ROUTE: {
+    status: 400,
+    description:
+      'No route exists between the two currencies (for example a pair no solver holds, or a flow the chains do not support).',
+  },
+  ROUTE_TOO_LARGE: {
+    status: 400,
+    description:
+      'The generated transaction is too large for its chain (SVM: over 1172 bytes at quote time); no calldata is returned. Retry with `maxRouteLength` 3 or `includedOriginSwapSources`.',
+  },
+  SPONSORSHIP_NOT_ALLOWED: {
+    status: 400,
+    description:
+      'Fee sponsorship (`subsidizeFees`, `sponsoredFeeComponents`) needs an API key with sponsorship enabled and is not available with deposit addresses.',
+  },
+  UNSUPPORTED_OPTION: {
+    status: 400,
+    description:
+      'An option cannot be used with this route (for example `usePermit` on a currency without EIP-3009, `useDepositAddress` on a non-native bridge, withdrawals from perps exchange A without `protocolVersion=v2`).',
+  },
+  INVALID_SIGNATURE: {
+    status: 400,
+    description: 'A signature does not verify for the signer, nonce or message it must match.',
+  },
+  CHAIN_NOT_CONFIGURED: {
+    status: 503,
+    description:
+      'The chain has no RPC in this environment, so it cannot be read (`errorData.variable` names the setting).',
+  },
   INTERNAL_ERROR: {
     status: 500,
     description: 'An unexpected error; the response carries `requestId` for the logs.',
