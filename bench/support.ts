@@ -132,7 +132,13 @@ export function statementLabel(text: string): string {
   const fn = /^SELECT \* FROM (\w+)\(/i.exec(sql);
   if (fn) return `call ${fn[1]}`;
   const verb = sql.split(' ', 1)[0].toUpperCase();
-  const table = /\b(?:FROM|INTO|UPDATE)\s+([\w.]+)/i.exec(sql)?.[1] ?? '';
+  // Parenthesised parts first (`extract(epoch FROM created_at)`, subqueries), so FROM names the main table.
+  let outer = sql;
+  for (let previous = ''; previous !== outer;) {
+    previous = outer;
+    outer = outer.replace(/\([^()]*\)/g, '');
+  }
+  const table = /\b(?:FROM|INTO|UPDATE)\s+([\w.]+)/i.exec(outer)?.[1] ?? '';
   return table ? `${verb} ${table}` : verb;
 }
 
@@ -199,6 +205,34 @@ export async function startCpu(db: Database): Promise<() => CpuUsage> {
       else postgresMs += end - start;
     });
     return { nodeMs, postgresMs };
+  };
+}
+
+/**
+ * Starts counting the whole machine's CPU time (all processes, from /proc/stat): the share of the cores' capacity
+ * that was busy while a measurement ran, to see whether it was CPU-bound. Null when /proc/stat cannot be read.
+ */
+export function startMachineCpu(): () => { busyShare: number; cores: number } | null {
+  const read = (): { busy: number; total: number } | null => {
+    try {
+      const fields = readFileSync('/proc/stat', 'utf8')
+        .split('\n', 1)[0]
+        .trim()
+        .split(/\s+/)
+        .slice(1)
+        .map(Number);
+      const total = fields.slice(0, 8).reduce((sum, value) => sum + value, 0);
+      const idle = fields[3] + fields[4];
+      return { busy: total - idle, total };
+    } catch {
+      return null;
+    }
+  };
+  const before = read();
+  return () => {
+    const after = read();
+    if (!before || !after || after.total === before.total) return null;
+    return { busyShare: (after.busy - before.busy) / (after.total - before.total), cores: os.cpus().length };
   };
 }
 

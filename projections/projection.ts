@@ -33,6 +33,11 @@ export interface Projection<S = unknown> {
   readonly table: string;
   readonly columns: readonly ProjectionColumn<S>[];
   readonly indexes?: readonly ProjectionIndex[];
+  /**
+   * Names the fold when other projections fold the same events into the same state (same `keysOf`, same `evolve`,
+   * different columns): rebuilt together, they read the log and fold it once (`rebuildProjections`).
+   */
+  readonly fold?: string;
   /** The ids of the rows an event changes; empty when the event does not concern this projection. */
   keysOf(event: RecordedEvent): readonly string[];
   /** Pure: the row's state after the event (null deletes the row). No I/O, no clock: time comes from the event. */

@@ -17,6 +17,7 @@ export const requestsV2Projection: Projection<RequestRecordState> = {
   name: 'requests-v2',
   version: 1,
   table: 'requests_v2',
+  fold: 'request-record',
   columns: [
     { name: 'listed', type: 'boolean', value: (state) => state.listed },
     { name: 'created_at', type: 'timestamptz', value: (state) => state.v3.createdAt },

@@ -31,6 +31,7 @@ export const requestsV3Projection: Projection<RequestRecordState> = {
   name: 'requests-v3',
   version: 1,
   table: 'requests_v3',
+  fold: 'request-record',
   columns: [
     { name: 'listed', type: 'boolean', value: (s) => s.listed },
     { name: 'status', type: 'text', value: (s) => s.v3.status },

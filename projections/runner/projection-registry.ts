@@ -1,7 +1,12 @@
 import type { Database, SqlExecutor } from '../../src/database/database.js';
 import { type Position, START } from '../../src/event-store/event-store.js';
 import type { Projection } from '../projection.js';
-import { createProjectionTable, generationTable, identifier } from './projection-table.js';
+import {
+  createProjectionIndexes,
+  createProjectionTable,
+  generationTable,
+  identifier,
+} from './projection-table.js';
 
 export interface RegistryRow {
   readonly name: string;
@@ -84,6 +89,19 @@ export class ProjectionRegistry {
       );
       return generation;
     });
+  }
+
+  /**
+   * Gets a caught-up generation ready to go live: creates its secondary indexes (a generation is built without
+   * them) and refreshes its planner statistics. True when it already was ready, so it can be swapped in now; false
+   * when indexes were just built, during which events may have arrived: apply them first, then ask again.
+   */
+  async readyToSwap(projection: Projection, generation: number): Promise<boolean> {
+    const table = generationTable(projection, generation);
+    const created = await createProjectionIndexes(this.db, projection, table);
+    if (created === 0) return true;
+    await this.db.query(`ANALYZE ${table}`);
+    return false;
   }
 
   /** Makes a built generation live: the view now points at it, and the previous generation is dropped. */

@@ -29,7 +29,7 @@ export class ProjectionRunner {
   private loops: Promise<void>[] = [];
 
   constructor(
-    private readonly db: Database,
+    readonly db: Database,
     private readonly store: EventStore,
     private readonly options: RunnerOptions,
   ) {
@@ -65,7 +65,10 @@ export class ProjectionRunner {
     }
   }
 
-  /** One round for a projection: a batch on the generation being built (swapping it in once caught up) and one on the live one. */
+  /**
+   * One round for a projection: a batch on the generation being built (indexing it, then swapping it in, once caught
+   * up) and one on the live one. Returns a count of work done (0: nothing to do).
+   */
   async tick(projection: Projection): Promise<number> {
     const row = await this.registry.get(projection.name);
     if (!row) return 0;
@@ -73,7 +76,13 @@ export class ProjectionRunner {
     if (row.buildingGeneration !== null && row.buildingVersion === projection.version) {
       const result = await this.processBatch(projection, row.buildingGeneration);
       processed += result.processed;
-      if (result.caughtUp && !result.contended) await this.registry.swap(projection, row.buildingGeneration);
+      if (result.caughtUp && !result.contended) {
+        // Indexing and swapping count as work done, so the next round comes at once.
+        if (await this.registry.readyToSwap(projection, row.buildingGeneration)) {
+          await this.registry.swap(projection, row.buildingGeneration);
+        }
+        processed += 1;
+      }
     }
     if (row.liveGeneration !== null && row.liveVersion === projection.version) {
       processed += (await this.processBatch(projection, row.liveGeneration)).processed;

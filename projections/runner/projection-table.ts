@@ -14,81 +14,149 @@ export function generationTable(projection: Projection, generation: number): str
   return `${identifier(projection.table)}_g${generation}`;
 }
 
-const PARAM_TYPE: Record<ColumnType, string> = {
-  text: 'text[]',
-  bigint: 'bigint[]',
-  integer: 'integer[]',
-  numeric: 'numeric[]',
-  boolean: 'boolean[]',
-  timestamptz: 'timestamptz[]',
-  jsonb: 'jsonb[]',
-  'text[]': 'jsonb[]',
+const SQL_TYPE: Record<ColumnType, string> = {
+  text: 'text',
+  bigint: 'bigint',
+  integer: 'integer',
+  numeric: 'numeric',
+  boolean: 'boolean',
+  timestamptz: 'timestamptz',
+  jsonb: 'jsonb',
+  'text[]': 'text[]',
 };
 
-/** Creates a generation's table and its indexes (`schema` for audit scratch copies). */
+const qualify = (table: string, schema?: string): string =>
+  schema ? `${identifier(schema)}.${identifier(table)}` : identifier(table);
+
+/**
+ * Creates a generation's table with its primary key only. Secondary indexes come later
+ * (`createProjectionIndexes`): a generation being rebuilt is filled first and indexed once, which is several times
+ * cheaper than maintaining every index through millions of upserts (docs/decisions/0010). Row states are JSON of
+ * a few KB that PostgreSQL compresses out of line; lz4 where the server has it, which costs a fraction of pglz.
+ */
 export async function createProjectionTable(
   sql: SqlExecutor,
   projection: Projection,
   table: string,
   schema?: string,
 ): Promise<void> {
-  const qualified = schema ? `${identifier(schema)}.${identifier(table)}` : identifier(table);
-  const columns = projection.columns.map((column) => `${identifier(column.name)} ${column.type}`);
-  await sql.query(
-    `CREATE TABLE ${qualified} (id text PRIMARY KEY, state jsonb NOT NULL${columns.map((c) => `, ${c}`).join('')})`,
+  const compression = (await supportsLz4(sql)) ? ' COMPRESSION lz4' : '';
+  const columns = projection.columns.map(
+    (column) => `${identifier(column.name)} ${column.type}${column.type === 'jsonb' ? compression : ''}`,
   );
-  for (const index of projection.indexes ?? []) {
-    await sql.query(
-      `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${identifier(`${table}_${index.name}`)} ON ${qualified}
-         USING ${index.using ?? 'btree'} (${index.columns.join(', ')})${index.where ? ` WHERE ${index.where}` : ''}`,
-    );
-  }
+  await sql.query(
+    `CREATE TABLE ${qualify(table, schema)} (id text PRIMARY KEY, state jsonb${compression} NOT NULL${columns
+      .map((c) => `, ${c}`)
+      .join('')})`,
+  );
 }
 
-/** Writes row states: one set-based upsert for the changed rows and one delete for the removed ones. */
+/** The names a projection's secondary indexes get on one generation's table. */
+export function indexNames(projection: Projection, table: string): string[] {
+  return (projection.indexes ?? []).map((index) => identifier(`${table}_${index.name}`));
+}
+
+/**
+ * Creates the projection's secondary indexes on a table, skipping those that exist; returns how many it created.
+ * Each is its own statement (and, outside a transaction, its own transaction) so that none holds the others' locks.
+ */
+export async function createProjectionIndexes(
+  sql: SqlExecutor,
+  projection: Projection,
+  table: string,
+  schema?: string,
+): Promise<number> {
+  const { rows } = await sql.query<{ indexname: string }>(
+    `SELECT indexname FROM pg_indexes WHERE schemaname = coalesce($1, current_schema()) AND tablename = $2`,
+    [schema ?? null, table],
+  );
+  const existing = new Set(rows.map((row) => row.indexname));
+  let created = 0;
+  for (const index of projection.indexes ?? []) {
+    const name = identifier(`${table}_${index.name}`);
+    if (existing.has(name)) continue;
+    await sql.query(
+      `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${name} ON ${qualify(table, schema)}
+         USING ${index.using ?? 'btree'} (${index.columns.join(', ')})${index.where ? ` WHERE ${index.where}` : ''}`,
+    );
+    created += 1;
+  }
+  return created;
+}
+
+/**
+ * Whether the server can compress with lz4: PostgreSQL built with it (Debian's is) lists it among
+ * `default_toast_compression`'s values; PGlite lists it too but refuses it, so it is recognised by its version.
+ * Asked when a table is created, which is rare.
+ */
+async function supportsLz4(sql: SqlExecutor): Promise<boolean> {
+  const { rows } = await sql.query<{ lz4: boolean; version: string }>(
+    `SELECT coalesce('lz4' = ANY(enumvals), false) AS lz4, version() AS version
+       FROM pg_settings WHERE name = 'default_toast_compression'`,
+  );
+  return rows[0]?.lz4 === true && !/emscripten|pglite/i.test(rows[0].version);
+}
+
+/**
+ * Writes row states: one set-based upsert for the changed rows and one delete for the removed ones. The rows travel
+ * as ONE JSON parameter read by `json_to_recordset`: each state is serialised once, inside the document, instead of
+ * once as JSON and again as an escaped element of a PostgreSQL array literal per column (measured: about twice the
+ * rows per second for request records, bench/RESULTS.md).
+ */
 export async function writeRows(
   sql: SqlExecutor,
   projection: Projection,
   qualifiedTable: string,
   upserts: ReadonlyMap<string, unknown>,
   deletes: ReadonlySet<string>,
+  options: {
+    /**
+     * A table that already holds these very states under the same ids (a projection sharing this one's fold,
+     * written first in the same transaction): the states are copied from it, already parsed and compressed, and
+     * only this projection's columns travel.
+     */
+    readonly stateFrom?: string;
+  } = {},
 ): Promise<void> {
   if (deletes.size > 0) {
     await sql.query(`DELETE FROM ${qualifiedTable} WHERE id = ANY($1::text[])`, [[...deletes]]);
   }
   if (upserts.size === 0) return;
-  const ids = [...upserts.keys()];
-  const states = [...upserts.values()];
-  const params: unknown[] = [ids, states.map((state) => JSON.stringify(state))];
-  const unnestArgs = ['$1::text[]', '$2::jsonb[]'];
-  const names = ['id', 'state'];
-  const selects = ['u.id', 'u.state'];
-  projection.columns.forEach((column, index) => {
-    const name = identifier(column.name);
-    params.push(states.map((state) => toParam(column.type, column.value(state))));
-    unnestArgs.push(`$${index + 3}::${PARAM_TYPE[column.type]}`);
-    names.push(name);
-    selects.push(
-      column.type === 'text[]'
-        ? `CASE WHEN u.${name} IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(u.${name})) END`
-        : `u.${name}`,
-    );
-  });
+  const columns = projection.columns.map((column) => identifier(column.name));
+  const names = ['id', 'state', ...columns];
+  const definitions = [
+    'id text',
+    ...(options.stateFrom ? [] : ['state jsonb']),
+    ...projection.columns.map((column) => `${identifier(column.name)} ${SQL_TYPE[column.type]}`),
+  ];
+  const rows: Record<string, unknown>[] = [];
+  for (const [id, state] of upserts) {
+    const row: Record<string, unknown> = options.stateFrom ? { id } : { id, state };
+    for (const column of projection.columns) row[column.name] = toJsonValue(column.type, column.value(state));
+    rows.push(row);
+  }
+  const source = options.stateFrom
+    ? `json_to_recordset($1::json) AS u(${definitions.join(', ')}) JOIN ${options.stateFrom} AS s ON s.id = u.id`
+    : `json_to_recordset($1::json) AS u(${definitions.join(', ')})`;
+  const selects = ['u.id', options.stateFrom ? 's.state' : 'u.state', ...columns.map((name) => `u.${name}`)];
   const updates = names.slice(1).map((name) => `${name} = excluded.${name}`);
-  await sql.query(
+  const { rowCount } = await sql.query(
     `INSERT INTO ${qualifiedTable} (${names.join(', ')})
-     SELECT ${selects.join(', ')} FROM unnest(${unnestArgs.join(', ')}) AS u(${names.join(', ')})
+     SELECT ${selects.join(', ')} FROM ${source}
      ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}`,
-    params,
+    [JSON.stringify(rows)],
   );
+  if (options.stateFrom && rowCount !== upserts.size) {
+    throw new Error(
+      `${qualifiedTable}: ${upserts.size - (rowCount ?? 0)} states were missing from ${options.stateFrom}`,
+    );
+  }
 }
 
-function toParam(type: ColumnType, value: unknown): unknown {
+/** A column value as JSON that `json_to_recordset` reads into the column's type (arrays into `text[]`). */
+function toJsonValue(type: ColumnType, value: unknown): unknown {
   if (value === null || value === undefined) return null;
   switch (type) {
-    case 'jsonb':
-    case 'text[]':
-      return JSON.stringify(value);
     case 'timestamptz':
       return value instanceof Date ? value.toISOString() : String(value);
     case 'bigint':

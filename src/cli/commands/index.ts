@@ -89,13 +89,14 @@ export const commands: readonly CliCommand[] = [
   },
   {
     name: 'projections:rebuild',
-    usage: 'projections:rebuild <name>',
-    description: 'rebuild a projection blue/green from the start of the log',
-    arity: 1,
-    run: ({ config, db, store, output }, [name]) =>
+    usage: 'projections:rebuild <name> [<name> …]',
+    description:
+      'rebuild projections blue/green from the start of the log (several that share a fold: read and folded once)',
+    arity: (args) => (args.length >= 1 ? undefined : ''),
+    run: ({ config, db, store, output }, names) =>
       rebuildProjectionCommand(
         { db, store, projections, batchSize: config.projections.batchSize },
-        name,
+        names,
         output,
       ),
   },

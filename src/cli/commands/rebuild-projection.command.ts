@@ -1,7 +1,7 @@
 import type { Database } from '../../database/database.js';
 import type { EventStore } from '../../event-store/event-store.js';
 import type { Projection } from '../../../projections/projection.js';
-import { rebuildProjection } from '../../../projections/runner/rebuild.js';
+import { rebuildProjections } from '../../../projections/runner/rebuild.js';
 import { ProjectionRunner } from '../../../projections/runner/projection-runner.js';
 import { formatRate, createProgressRenderer } from '../progress-bar.js';
 import type { CliOutput } from '../output.js';
@@ -18,26 +18,41 @@ export interface RebuildProjectionDeps {
 }
 
 /**
- * `projections:rebuild <name>`: a blue/green rebuild (a fresh generation filled from the start of the log, then
- * swapped in), with a progress bar on stderr and a summary line on stdout. Returns the exit code: 0, or 1 for
- * an unknown projection.
+ * `projections:rebuild <name> [<name> …]`: a blue/green rebuild (fresh generations filled from the start of the
+ * log, indexed, then swapped in), with a progress bar on stderr and a summary line per projection on stdout. Several
+ * names must share a fold (requests-v3 and requests-v2 do): the log is then read and folded once for all of them.
+ * Returns the exit code: 0, or 1 for an unknown projection or names that cannot rebuild together.
  */
 export async function rebuildProjectionCommand(
   deps: RebuildProjectionDeps,
-  name: string,
+  names: readonly string[],
   output: CliOutput,
 ): Promise<number> {
-  const projection = deps.projections.find((candidate) => candidate.name === name);
-  if (!projection) return unknownProjection(name, deps.projections, output);
+  const chosen: Projection[] = [];
+  for (const name of names) {
+    const projection = deps.projections.find((candidate) => candidate.name === name);
+    if (!projection) return unknownProjection(name, deps.projections, output);
+    if (!chosen.includes(projection)) chosen.push(projection);
+  }
+  if (
+    chosen.length > 1 &&
+    chosen.some((projection) => !projection.fold || projection.fold !== chosen[0].fold)
+  ) {
+    output.err(
+      `${chosen.map((projection) => projection.name).join(', ')} do not share a fold; rebuild them one at a time`,
+    );
+    return 1;
+  }
   const runner = new ProjectionRunner(deps.db, deps.store, {
     batchSize: deps.batchSize,
     pollIntervalMs: 100,
     rebuildOnVersionChange: true,
   });
-  const progress = createProgressRenderer(output, { label: `rebuilding ${name}`, now: deps.now });
-  let result;
+  const label = chosen.map((projection) => projection.name).join(' + ');
+  const progress = createProgressRenderer(output, { label: `rebuilding ${label}`, now: deps.now });
+  let results;
   try {
-    result = await rebuildProjection(runner, deps.store, projection, {
+    results = await rebuildProjections(runner, deps.store, chosen, {
       batchSize: deps.batchSize,
       onProgress: (update) => progress.update(update),
       now: deps.now,
@@ -45,10 +60,12 @@ export async function rebuildProjectionCommand(
   } finally {
     progress.finish();
   }
-  const rate = result.seconds > 0 ? result.events / result.seconds : 0;
-  output.out(
-    `rebuilt ${name} generation ${result.generation}: ${result.events} events in ` +
-      `${result.seconds.toFixed(1)} s (${formatRate(rate)} events/s)`,
-  );
+  for (const [index, result] of results.entries()) {
+    const rate = result.seconds > 0 ? result.events / result.seconds : 0;
+    output.out(
+      `rebuilt ${chosen[index].name} generation ${result.generation}: ${result.events} events in ` +
+        `${result.seconds.toFixed(1)} s (${formatRate(rate)} events/s)`,
+    );
+  }
   return 0;
 }

@@ -139,7 +139,11 @@ describe('the operator CLI against PostgreSQL', () => {
       const output = captureOutput(false);
 
       expect(
-        await rebuildProjectionCommand({ db, store, projections, batchSize: 2 }, 'stream-summaries', output),
+        await rebuildProjectionCommand(
+          { db, store, projections, batchSize: 2 },
+          ['stream-summaries'],
+          output,
+        ),
       ).toBe(0);
 
       const generationAfter = (await runner.registry.get('stream-summaries'))!.liveGeneration!;
@@ -162,7 +166,7 @@ describe('the operator CLI against PostgreSQL', () => {
       expect(
         await rebuildProjectionCommand(
           { db, store, projections, batchSize: 100 },
-          'stream-summaries',
+          ['stream-summaries'],
           output,
         ),
       ).toBe(0);
@@ -172,11 +176,38 @@ describe('the operator CLI against PostgreSQL', () => {
 
     it('lists the known projections for an unknown name and exits 1', async () => {
       const output = captureOutput();
-      expect(await rebuildProjectionCommand({ db, store, projections, batchSize: 100 }, 'nope', output)).toBe(
-        1,
-      );
+      expect(
+        await rebuildProjectionCommand({ db, store, projections, batchSize: 100 }, ['nope'], output),
+      ).toBe(1);
       expect(output.stderr).toEqual([
         `Unknown projection "nope". Known projections: ${projections.map((p) => p.name).join(', ')}`,
+      ]);
+    });
+
+    it('rebuilds projections that share a fold together, and refuses ones that do not', async () => {
+      const together = captureOutput();
+      expect(
+        await rebuildProjectionCommand(
+          { db, store, projections, batchSize: 100 },
+          ['requests-v3', 'requests-v2'],
+          together,
+        ),
+      ).toBe(0);
+      expect(together.stdout).toEqual([
+        expect.stringMatching(/^rebuilt requests-v3 generation \d+: 6 events in /),
+        expect.stringMatching(/^rebuilt requests-v2 generation \d+: 6 events in /),
+      ]);
+
+      const apart = captureOutput();
+      expect(
+        await rebuildProjectionCommand(
+          { db, store, projections, batchSize: 100 },
+          ['requests-v3', 'stream-summaries'],
+          apart,
+        ),
+      ).toBe(1);
+      expect(apart.stderr).toEqual([
+        'requests-v3, stream-summaries do not share a fold; rebuild them one at a time',
       ]);
     });
   });
@@ -287,7 +318,7 @@ describe('the operator CLI against PostgreSQL', () => {
       expect(run).toMatchObject({
         code: 1,
         stdout: '',
-        stderr: 'Usage: npm run cli -- projections:rebuild <name>\n',
+        stderr: 'Usage: npm run cli -- projections:rebuild <name> [<name> …]\n',
       });
     });
 

@@ -5,7 +5,7 @@ import { PostgresEventStore } from '../../../src/event-store/postgres/postgres-e
 import type { Projection } from '../../../projections/projection.js';
 import { ProjectionRunner } from '../../../projections/runner/projection-runner.js';
 import { projectionStatus } from '../../../projections/runner/projection-status.js';
-import { rebuildProjection } from '../../../projections/runner/rebuild.js';
+import { rebuildProjection, rebuildProjections } from '../../../projections/runner/rebuild.js';
 import { streamSummariesProjection } from '../../../projections/stream-summaries/stream-summaries.projection.js';
 import { migratedDatabase, type MigratedDatabase, waitForReadable } from '../../support/postgres.js';
 
@@ -151,6 +151,106 @@ describe(ProjectionRunner.name, () => {
       "SELECT tablename FROM pg_tables WHERE tablename LIKE 'stream_summaries_g%' ORDER BY 1",
     );
     expect(tables.rows.map((row) => row.tablename)).toEqual(['stream_summaries_g2']);
+  });
+
+  it('builds a generation without secondary indexes, indexes it once caught up, then swaps it in', async () => {
+    const indexed: Projection = {
+      ...summaries,
+      name: 'indexed',
+      table: 'indexed',
+      columns: [
+        ...summaries.columns,
+        {
+          name: 'tags',
+          type: 'text[]',
+          value: (state) => ((state as { events: number }).events > 1 ? ['a', 'b'] : []),
+        },
+        { name: 'note', type: 'text', value: () => null },
+      ],
+      indexes: [
+        { name: 'category_idx', columns: ['category', 'id'] },
+        { name: 'tags_idx', columns: ['tags'], using: 'gin' },
+      ],
+    };
+    for (let i = 0; i < 12; i += 1) await store.appendToStream(`t-${i}`, events(1 + (i % 3)));
+    await waitForReadable(database.db);
+    const sut = runnerFor(database.db, store, 5);
+    await sut.prepare(indexed);
+    const indexesOf = async (table: string) =>
+      (
+        await database.db.query<{ indexname: string }>(
+          'SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY 1',
+          [table],
+        )
+      ).rows.map((row) => row.indexname);
+
+    expect(await sut.tick(indexed)).toBe(5);
+    expect(await indexesOf('indexed_g1')).toEqual(['indexed_g1_pkey']);
+    while ((await sut.registry.get('indexed'))?.liveGeneration === null) {
+      expect(await sut.tick(indexed)).toBeGreaterThan(0);
+    }
+    expect(await indexesOf('indexed_g1')).toEqual([
+      'indexed_g1_category_idx',
+      'indexed_g1_pkey',
+      'indexed_g1_tags_idx',
+    ]);
+    const { rows } = await database.db.query<{ id: string; tags: string[]; note: string | null }>(
+      'SELECT id, tags, note FROM indexed WHERE id IN ($1, $2) ORDER BY id',
+      ['t-0', 't-1'],
+    );
+    expect(rows).toEqual([
+      { id: 't-0', tags: [], note: null },
+      { id: 't-1', tags: ['a', 'b'], note: null },
+    ]);
+  });
+
+  it('rebuilds projections that share a fold from one read, each into its own table, and swaps them all in', async () => {
+    const left: Projection = { ...summaries, name: 'left', table: 'left_rows', fold: 'summaries' };
+    const right: Projection = {
+      ...summaries,
+      name: 'right',
+      table: 'right_rows',
+      fold: 'summaries',
+      columns: [
+        { name: 'doubled', type: 'bigint', value: (state) => 2 * (state as { events: number }).events },
+      ],
+      indexes: [{ name: 'doubled_idx', columns: ['doubled'] }],
+    };
+    for (let i = 0; i < 25; i += 1) await store.appendToStream(`f-${i % 9}`, events(1 + (i % 2)));
+    await waitForReadable(database.db);
+    const sut = runnerFor(database.db, store, 7);
+    for (const projection of [left, right]) {
+      await sut.prepare(projection);
+      while ((await sut.tick(projection)) > 0);
+    }
+    const rowsOf = async (table: string, column: string) =>
+      (await database.db.query(`SELECT id, ${column} AS value FROM ${table} ORDER BY id`)).rows;
+    const leftBefore = await rowsOf('left_rows', 'events');
+    const rightBefore = await rowsOf('right_rows', 'doubled');
+
+    const reads: number[] = [];
+    const counting = Object.create(store) as PostgresEventStore;
+    counting.readAll = (options) => {
+      reads.push(1);
+      return store.readAll(options);
+    };
+    const results = await rebuildProjections(sut, counting, [left, right], { batchSize: 7 });
+
+    expect(results.map((result) => [result.generation, result.events])).toEqual([
+      [2, 37],
+      [2, 37],
+    ]);
+    // One read per batch, plus one after indexing (for what arrived meanwhile): not one per projection.
+    expect(reads.length).toBe(Math.ceil(37 / 7) + 1);
+    expect(await rowsOf('left_rows', 'events')).toEqual(leftBefore);
+    expect(await rowsOf('right_rows', 'doubled')).toEqual(rightBefore);
+    expect(rightBefore).toHaveLength(9);
+    expect(await sut.registry.get('right')).toMatchObject({ liveGeneration: 2, buildingGeneration: null });
+    const { rows } = await database.db.query('SELECT indexname FROM pg_indexes WHERE tablename = $1', [
+      'right_rows_g2',
+    ]);
+    expect(rows).toHaveLength(2);
+    await expect(rebuildProjections(sut, store, [left, summaries])).rejects.toThrow('share a fold');
   });
 
   it('rebuilds itself at start-up when its version changed, serving the old version until the new one is ready', async () => {
