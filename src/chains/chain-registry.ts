@@ -1,0 +1,649 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { isAddress } from 'viem';
+import { ConfigError } from '../config/config.error.js';
+import { loadConfigFile } from '../config/config-file.js';
+import type { Env, Origins } from '../config/resolve-placeholders.js';
+import { QuoteError } from '../quotes/domain/quote-error.js';
+import {
+  type AddressRole,
+  addressKey,
+  describeAddressFormat,
+  isValidAddress,
+  normalizeAddress,
+} from './addresses.js';
+import { type ChainCurrency, type ChainInfo, VM_TYPES, type VmType } from './chain.js';
+
+/** `configs/chains.<ENVIRONMENT>.json` after its `${VAR}` placeholders are resolved (docs/chains.md). */
+export interface ChainsFile {
+  readonly chains: readonly ChainsFileChain[];
+}
+
+/** Numbers and booleans may arrive as strings: a placeholder always resolves to text. */
+type Num = number | string;
+type Bool = boolean | string;
+
+export interface ChainsFileChain {
+  readonly id: Num;
+  readonly name: string;
+  readonly displayName: string;
+  readonly vmType: string;
+  /** Empty or absent: no RPC in this environment. */
+  readonly rpcUrl?: string;
+  /** The variable `rpcUrl` comes from; the loader fills it from the placeholder. */
+  readonly rpcUrlVariable?: string;
+  /**
+   * What `GET /chains` shows as `httpRpcUrl`. When the field is present it is authoritative (empty: show none), so
+   * a private `rpcUrl` is never shown; when absent, `rpcUrl` is shown without user info, query and fragment.
+   */
+  readonly publicRpcUrl?: string;
+  /** Shown to clients by `GET /chains` (without user info, query and fragment): put only a public URL here. */
+  readonly wsRpcUrl?: string;
+  readonly explorerUrl?: string;
+  readonly depository: string;
+  readonly solver: string;
+  readonly depositEnabled: Bool;
+  readonly finality: { readonly blocks: Num; readonly seconds: Num };
+  readonly timeEstimateSeconds: Num;
+  readonly gas: {
+    readonly defaultPriceWei: Num;
+    readonly depositUnits: Num;
+    readonly erc20DepositUnits: Num;
+    readonly fillUnits: Num;
+  };
+  readonly nativeCurrency: ChainsFileCurrency;
+  /** The chain's other currencies (the native one is `nativeCurrency`). */
+  readonly currencies: readonly ChainsFileCurrency[];
+}
+
+export interface ChainsFileCurrency {
+  /** Implied by the chain; when given it must be the chain's id. */
+  readonly chainId?: Num;
+  readonly address: string;
+  readonly symbol: string;
+  readonly name: string;
+  readonly decimals: Num;
+  readonly metadata: { readonly logoURI: string; readonly verified: Bool; readonly isNative?: Bool };
+  readonly supportsPermit?: Bool;
+  readonly wrappedNative?: Bool;
+  readonly eip712?: { readonly name: string; readonly version: string };
+}
+
+export interface ChainRegistryOptions {
+  /** Names the configuration in errors (the file path when loaded from disk). */
+  readonly source?: string;
+  /** Where placeholder values came from (`chains[0].rpcUrl` → `RPC_URL_1`), so errors name the variable. */
+  readonly origins?: Origins;
+}
+
+/** The optional file `npm run devnet` writes with the addresses it deployed (development only, gitignored). */
+export const DEVNET_ADDRESSES_FILE = 'devnet.addresses.json';
+
+/** `configs/devnet.addresses.json`: per chain id, addresses that replace the checked-in placeholders. */
+export interface DevnetAddresses {
+  readonly chains: Readonly<
+    Record<
+      string,
+      {
+        readonly depository?: string;
+        readonly solver?: string;
+        /** Currency address by symbol (`{"USDC": "0x…", "WETH": "0x…"}`). */
+        readonly currencies?: Readonly<Record<string, string>>;
+      }
+    >
+  >;
+}
+
+/**
+ * The chains and currencies Ferry serves, validated once at start-up. Lookups answer QuoteErrors the HTTP edge maps
+ * to 400 (UNSUPPORTED_CHAIN, UNSUPPORTED_CURRENCY). `ChainInfo.currencies` lists the native currency first, then
+ * the others in file order. Addresses are normalised: EVM checksummed, perps exchange A token ids lowercase.
+ *
+ * @example new ChainRegistry({ chains: [...] }).currency(8453, '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913')
+ */
+export class ChainRegistry {
+  private readonly byId: ReadonlyMap<number, ParsedChain>;
+
+  /** Validates a parsed chains file; throws a ConfigError naming the chain and field at the first problem. */
+  constructor(file: ChainsFile, options: ChainRegistryOptions = {}) {
+    const context = new Context(options.source ?? 'chains config', options.origins ?? new Map());
+    this.byId = new Map(parseChainsFile(file, context).map((chain) => [chain.info.id, chain]));
+  }
+
+  /** Every chain, in file order. */
+  all(): readonly ChainInfo[] {
+    return [...this.byId.values()].map((chain) => chain.info);
+  }
+
+  find(chainId: number): ChainInfo | undefined {
+    return this.byId.get(chainId)?.info;
+  }
+
+  /** The chain, or a QuoteError UNSUPPORTED_CHAIN `{chainId}`. */
+  chain(chainId: number): ChainInfo {
+    return this.entry(chainId).info;
+  }
+
+  /** The currency at `address` on the chain (case-insensitive on EVM and perps exchange A, exact elsewhere). */
+  findCurrency(chainId: number, address: string): ChainCurrency | undefined {
+    const chain = this.byId.get(chainId);
+    // Unvalidated input may reach here: anything but a string is simply not a listed currency.
+    return chain && typeof address === 'string'
+      ? chain.currencies.get(addressKey(chain.info.vmType, address))
+      : undefined;
+  }
+
+  /**
+   * The currency at `address` on the chain; QuoteError UNSUPPORTED_CHAIN for an unknown chain and
+   * UNSUPPORTED_CURRENCY `{chainId, currency}` for an address the chain does not list.
+   */
+  currency(chainId: number, address: string): ChainCurrency {
+    const chain = this.entry(chainId);
+    const currency = this.findCurrency(chainId, address);
+    if (!currency) {
+      throw new QuoteError(
+        'UNSUPPORTED_CURRENCY',
+        `Currency ${address} is not supported on chain ${chainId} (${chain.info.displayName}); GET /chains lists its currencies`,
+        { chainId, currency: address },
+      );
+    }
+    return currency;
+  }
+
+  nativeCurrency(chainId: number): ChainCurrency {
+    return this.entry(chainId).info.nativeCurrency;
+  }
+
+  /** The chain's wrapped native token (WETH-like), or null when it has none (perps exchanges). */
+  wrappedNative(chainId: number): ChainCurrency | null {
+    return this.entry(chainId).info.currencies.find((currency) => currency.wrappedNative) ?? null;
+  }
+
+  /**
+   * The HTTP RPC URL clients may see, or null: the chain's `publicRpcUrl` when the field is present (production
+   * declares it on every chain, so private RPC URLs never show), else the RPC URL without user info, query and
+   * fragment (where providers put credentials). A key in the URL's path needs `publicRpcUrl` (docs/chains.md).
+   */
+  publicRpcUrl(chainId: number): string | null {
+    return this.entry(chainId).publicRpcUrl;
+  }
+
+  /** The WebSocket RPC URL clients may see, stripped like {@link publicRpcUrl}; null when none. */
+  publicWsRpcUrl(chainId: number): string | null {
+    const url = this.entry(chainId).info.wsRpcUrl;
+    return url === null ? null : withoutCredentials(url);
+  }
+
+  private entry(chainId: number): ParsedChain {
+    const chain = this.byId.get(chainId);
+    if (!chain) {
+      throw new QuoteError('UNSUPPORTED_CHAIN', `Chain ${chainId} is not supported; GET /chains lists them`, {
+        chainId,
+      });
+    }
+    return chain;
+  }
+}
+
+/**
+ * Loads `configs/chains.<environment>.json` with placeholders resolved from `env`. In development the optional
+ * `configs/devnet.addresses.json` (written by `npm run devnet`) replaces depository, solver and currency addresses.
+ * Throws a ConfigError naming the variable, or the file and field, to fix.
+ */
+export function loadChainRegistry(
+  env: Env,
+  environment: string,
+  configDir: string = resolve('configs'),
+): ChainRegistry {
+  const loaded = loadConfigFile(configDir, 'chains', environment, env);
+  const origins = new Map(loaded.origins);
+  let value = withRpcUrlVariables(loaded.value, readJson(loaded.file));
+  const overridesFile = join(configDir, DEVNET_ADDRESSES_FILE);
+  if (environment === 'development' && existsSync(overridesFile)) {
+    value = applyDevnetAddresses(value, readJson(overridesFile), overridesFile, origins);
+  }
+  return new ChainRegistry(value as ChainsFile, { source: loaded.file, origins });
+}
+
+/** A URL without user info, query and fragment (where RPC providers put credentials). */
+export function withoutCredentials(url: string): string {
+  const parsed = new URL(url);
+  // URL writes an empty path as `/`; keep the URL as configured (`http://127.0.0.1:8545`).
+  const hasPath = /^[a-z][a-z0-9+.-]*:\/\/[^/]*\//i.test(url.split(/[?#]/)[0]);
+  return `${parsed.protocol}//${parsed.host}${hasPath ? parsed.pathname : ''}`;
+}
+
+interface ParsedChain {
+  readonly info: ChainInfo;
+  /** By {@link addressKey}. */
+  readonly currencies: ReadonlyMap<string, ChainCurrency>;
+  readonly publicRpcUrl: string | null;
+}
+
+const CHAIN_FIELDS = [
+  'id',
+  'name',
+  'displayName',
+  'vmType',
+  'rpcUrl',
+  'rpcUrlVariable',
+  'publicRpcUrl',
+  'wsRpcUrl',
+  'explorerUrl',
+  'depository',
+  'solver',
+  'depositEnabled',
+  'finality',
+  'timeEstimateSeconds',
+  'gas',
+  'nativeCurrency',
+  'currencies',
+] as const;
+const CURRENCY_FIELDS = [
+  'chainId',
+  'address',
+  'symbol',
+  'name',
+  'decimals',
+  'metadata',
+  'supportsPermit',
+  'wrappedNative',
+  'eip712',
+] as const;
+const GAS_FIELDS = ['defaultPriceWei', 'depositUnits', 'erc20DepositUnits', 'fillUnits'] as const;
+const CHAIN_NAME = /^[a-z0-9][a-z0-9-]*$/;
+const VARIABLE_NAME = /^[A-Z_][A-Z0-9_]*$/;
+const PLACEHOLDER_VARIABLE = /\$\{([A-Z_][A-Z0-9_]*)/;
+const MAX_DECIMALS = 36;
+const EVM_NATIVE_ADDRESS = '0x0000000000000000000000000000000000000000';
+
+function parseChainsFile(file: ChainsFile, context: Context): ParsedChain[] {
+  const root = Fields.of(context, '', file);
+  root.only(['chains']);
+  const entries = root.objects('chains');
+  if (entries.length === 0) throw context.fail('chains', 'must list at least one chain');
+  const chains: ParsedChain[] = [];
+  for (const entry of entries) {
+    context.chain = undefined;
+    const chain = parseChain(entry, context);
+    for (const [field, value] of [
+      ['id', chain.info.id],
+      ['name', chain.info.name],
+    ] as const) {
+      const other = chains.findIndex((seen) => seen.info[field] === value);
+      if (other >= 0) throw context.fail(entry.at(field), `duplicates chains[${other}].${field} (${value})`);
+    }
+    chains.push(chain);
+  }
+  return chains;
+}
+
+function parseChain(fields: Fields, context: Context): ParsedChain {
+  fields.only(CHAIN_FIELDS);
+  const id = fields.integer('id', 1, Number.MAX_SAFE_INTEGER);
+  const name = fields.string('name');
+  context.chain = `${id} (${name})`;
+  if (!CHAIN_NAME.test(name)) {
+    throw context.fail(fields.at('name'), 'must be lowercase letters, digits and dashes');
+  }
+  const vmType = fields.string('vmType') as VmType;
+  if (!VM_TYPES.includes(vmType)) {
+    throw context.fail(fields.at('vmType'), `must be one of ${VM_TYPES.join(', ')} (got "${vmType}")`);
+  }
+  const rpcUrl = fields.url('rpcUrl', ['http:', 'https:']);
+  const rpcUrlVariable = fields.optionalString('rpcUrlVariable');
+  if (rpcUrlVariable !== null && !VARIABLE_NAME.test(rpcUrlVariable)) {
+    throw context.fail(fields.at('rpcUrlVariable'), 'must be an environment variable name');
+  }
+  const publicRpcUrl = fields.has('publicRpcUrl')
+    ? fields.url('publicRpcUrl', ['http:', 'https:'])
+    : rpcUrl && withoutCredentials(rpcUrl);
+  const finality = fields.object('finality');
+  finality.only(['blocks', 'seconds']);
+  const gas = fields.object('gas');
+  gas.only(GAS_FIELDS);
+
+  const nativeCurrency = parseCurrency(fields.object('nativeCurrency'), id, vmType, true);
+  if (vmType === 'evm' && nativeCurrency.address !== EVM_NATIVE_ADDRESS) {
+    throw context.fail(fields.at('nativeCurrency.address'), `must be ${EVM_NATIVE_ADDRESS} on an EVM chain`);
+  }
+  const currencies = [nativeCurrency];
+  const byKey = new Map([[addressKey(vmType, nativeCurrency.address), nativeCurrency]]);
+  fields.objects('currencies').forEach((entry) => {
+    const currency = parseCurrency(entry, id, vmType, false);
+    const key = addressKey(vmType, currency.address);
+    if (byKey.has(key)) throw context.fail(entry.at('address'), `lists ${currency.address} twice`);
+    if (currency.wrappedNative && currencies.some((seen) => seen.wrappedNative)) {
+      throw context.fail(
+        entry.at('wrappedNative'),
+        'is set on a second currency (one wrapped native per chain)',
+      );
+    }
+    byKey.set(key, currency);
+    currencies.push(currency);
+  });
+
+  const wsRpcUrl = fields.url('wsRpcUrl', ['ws:', 'wss:']);
+  const info: ChainInfo = deepFreeze({
+    id,
+    name,
+    displayName: fields.string('displayName'),
+    vmType,
+    rpcUrl,
+    rpcUrlVariable,
+    wsRpcUrl,
+    explorerUrl: fields.url('explorerUrl', ['http:', 'https:']),
+    depository: fields.address('depository', vmType, 'wallet'),
+    solver: fields.address('solver', vmType, 'wallet'),
+    depositEnabled: fields.boolean('depositEnabled'),
+    finality: {
+      blocks: finality.integer('blocks', 0, 1_000_000),
+      seconds: finality.integer('seconds', 0, 86_400),
+    },
+    timeEstimateSeconds: fields.integer('timeEstimateSeconds', 0, 86_400),
+    gas: {
+      defaultPriceWei: gas.uint('defaultPriceWei'),
+      depositUnits: gas.uint('depositUnits'),
+      erc20DepositUnits: gas.uint('erc20DepositUnits'),
+      fillUnits: gas.uint('fillUnits'),
+    },
+    nativeCurrency,
+    currencies,
+  });
+  return {
+    info,
+    currencies: byKey,
+    publicRpcUrl,
+  };
+}
+
+function parseCurrency(fields: Fields, chainId: number, vmType: VmType, native: boolean): ChainCurrency {
+  fields.only(CURRENCY_FIELDS);
+  if (fields.has('chainId') && fields.integer('chainId', 0, Number.MAX_SAFE_INTEGER) !== chainId) {
+    throw fields.context.fail(fields.at('chainId'), `must be the chain's id ${chainId} (or be left out)`);
+  }
+  const metadata = fields.object('metadata');
+  metadata.only(['logoURI', 'verified', 'isNative']);
+  if (metadata.has('isNative') && metadata.boolean('isNative') !== native) {
+    throw fields.context.fail(
+      metadata.at('isNative'),
+      native ? 'must be true on nativeCurrency' : 'must be false outside nativeCurrency',
+    );
+  }
+  const supportsPermit = fields.boolean('supportsPermit', false);
+  if (supportsPermit && vmType !== 'evm') {
+    throw fields.context.fail(fields.at('supportsPermit'), 'is for EVM tokens (EIP-3009) only');
+  }
+  const wrappedNative = fields.boolean('wrappedNative', false);
+  if (wrappedNative && native) {
+    throw fields.context.fail(fields.at('wrappedNative'), 'must be false on nativeCurrency');
+  }
+  let eip712: ChainCurrency['eip712'];
+  if (fields.has('eip712')) {
+    if (!supportsPermit)
+      throw fields.context.fail(fields.at('eip712'), 'is only for supportsPermit currencies');
+    const domain = fields.object('eip712');
+    domain.only(['name', 'version']);
+    eip712 = { name: domain.string('name'), version: domain.string('version') };
+  } else if (supportsPermit) {
+    throw fields.context.fail(
+      fields.at('eip712'),
+      'is required when supportsPermit is true ({name, version})',
+    );
+  }
+  return {
+    chainId,
+    address: fields.address('address', vmType, 'currency'),
+    symbol: fields.string('symbol'),
+    name: fields.string('name'),
+    decimals: fields.integer('decimals', 0, MAX_DECIMALS),
+    metadata: {
+      logoURI: metadata.string('logoURI', true),
+      verified: metadata.boolean('verified'),
+      isNative: native,
+    },
+    supportsPermit,
+    wrappedNative,
+    ...(eip712 ? { eip712 } : {}),
+  };
+}
+
+/** Turns a problem at a path into a ConfigError naming the variable (or file and field) and the chain. */
+class Context {
+  /** `8453 (base)`, once the chain being read is known. */
+  chain: string | undefined;
+
+  constructor(
+    readonly source: string,
+    readonly origins: Origins,
+  ) {}
+
+  fail(path: string, problem: string): ConfigError {
+    const detail = this.chain ? `${problem}, on chain ${this.chain}` : problem;
+    const variable = this.origins.get(path);
+    return variable
+      ? new ConfigError(variable, `${detail} (${this.source}: ${path})`)
+      : new ConfigError(`${this.source}: ${path}`, detail);
+  }
+}
+
+/** Typed reads of one JSON object at a path (paths as `resolvePlaceholders` records them: `chains[0].rpcUrl`). */
+class Fields {
+  private constructor(
+    readonly context: Context,
+    readonly path: string,
+    private readonly value: Readonly<Record<string, unknown>>,
+  ) {}
+
+  static of(context: Context, path: string, value: unknown): Fields {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw context.fail(path || '(root)', 'must be an object');
+    }
+    return new Fields(context, path, value as Record<string, unknown>);
+  }
+
+  at(key: string): string {
+    return this.path ? `${this.path}.${key}` : key;
+  }
+
+  has(key: string): boolean {
+    return this.value[key] !== undefined;
+  }
+
+  /** Rejects unknown fields (a typo would otherwise silently mean "default"); `$comment`-style keys are notes. */
+  only(known: readonly string[]): void {
+    const unknown = Object.keys(this.value).find((key) => !key.startsWith('$') && !known.includes(key));
+    if (unknown !== undefined) {
+      throw this.context.fail(this.at(unknown), `is not a known field (known: ${known.join(', ')})`);
+    }
+  }
+
+  object(key: string): Fields {
+    if (!this.has(key)) throw this.context.fail(this.at(key), 'is missing');
+    return Fields.of(this.context, this.at(key), this.value[key]);
+  }
+
+  objects(key: string): Fields[] {
+    const list = this.value[key];
+    if (!Array.isArray(list)) throw this.context.fail(this.at(key), 'must be an array');
+    return list.map((item, index) => Fields.of(this.context, `${this.at(key)}[${index}]`, item));
+  }
+
+  string(key: string, allowEmpty = false): string {
+    const value = this.value[key];
+    if (value === undefined) throw this.context.fail(this.at(key), 'is missing');
+    if (typeof value !== 'string') throw this.context.fail(this.at(key), 'must be a string');
+    if (!allowEmpty && value.trim() === '') throw this.context.fail(this.at(key), 'must not be empty');
+    return value;
+  }
+
+  /** A string, or null when absent or empty (an unset `${VAR:-}`). */
+  optionalString(key: string): string | null {
+    return this.has(key) && this.string(key, true) !== '' ? this.string(key) : null;
+  }
+
+  integer(key: string, min: number, max: number): number {
+    const value = this.value[key];
+    const text = typeof value === 'number' ? String(value) : value;
+    if (typeof text !== 'string' || !/^-?[0-9]+$/.test(text)) {
+      throw this.context.fail(this.at(key), `must be an integer (got ${JSON.stringify(value)})`);
+    }
+    const number = Number(text);
+    if (number < min || number > max) {
+      throw this.context.fail(this.at(key), `must be between ${min} and ${max} (got ${number})`);
+    }
+    return number;
+  }
+
+  /** A non-negative integer of any size, as a decimal string (gas prices and units). */
+  uint(key: string): string {
+    const value = this.value[key];
+    const text = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
+    if (typeof text !== 'string' || !/^(?:0|[1-9][0-9]*)$/.test(text)) {
+      throw this.context.fail(
+        this.at(key),
+        `must be a non-negative integer string (got ${JSON.stringify(value)})`,
+      );
+    }
+    return text;
+  }
+
+  boolean(key: string, fallback?: boolean): boolean {
+    const value = this.value[key];
+    if (value === undefined && fallback !== undefined) return fallback;
+    if (value === true || value === 'true') return true;
+    if (value === false || value === 'false') return false;
+    throw this.context.fail(this.at(key), `must be true or false (got ${JSON.stringify(value)})`);
+  }
+
+  /** An absolute URL with one of the protocols, or null when absent or empty. Never echoed: it may hold a key. */
+  url(key: string, protocols: readonly string[]): string | null {
+    const text = this.optionalString(key);
+    if (text === null) return null;
+    let url: URL | undefined;
+    try {
+      url = new URL(text);
+    } catch {
+      url = undefined;
+    }
+    if (!url || !protocols.includes(url.protocol)) {
+      const schemes = protocols.map((protocol) => `${protocol}//`).join(' or ');
+      throw this.context.fail(this.at(key), `must be a URL (${schemes})`);
+    }
+    return text;
+  }
+
+  address(key: string, vmType: VmType, role: AddressRole): string {
+    const text = this.string(key);
+    if (!isValidAddress(vmType, text, role)) {
+      throw this.context.fail(
+        this.at(key),
+        `must be ${describeAddressFormat(vmType, role)} (got ${JSON.stringify(text)})`,
+      );
+    }
+    // Inputs need no checksum, but a mixed-case address in a config file must carry a right one: it catches typos.
+    const evmFormat = vmType === 'evm' || (vmType === 'perps-a' && role === 'wallet');
+    if (evmFormat && !isAddress(text, { strict: true })) {
+      throw this.context.fail(this.at(key), `has a wrong EIP-55 checksum (got ${text}; a typo?)`);
+    }
+    return normalizeAddress(vmType, text, role);
+  }
+}
+
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(file, `is not valid JSON (${(error as Error).message})`);
+  }
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Fills each chain's `rpcUrlVariable` from the placeholder its raw `rpcUrl` names (`${RPC_URL_8453:-}`). */
+function withRpcUrlVariables(resolved: unknown, raw: unknown): unknown {
+  if (
+    !isObject(resolved) ||
+    !Array.isArray(resolved.chains) ||
+    !isObject(raw) ||
+    !Array.isArray(raw.chains)
+  ) {
+    return resolved;
+  }
+  const rawChains = raw.chains as unknown[];
+  return {
+    ...resolved,
+    chains: resolved.chains.map((chain: unknown, index) => {
+      const rawChain = rawChains[index];
+      if (!isObject(chain) || chain.rpcUrlVariable !== undefined || !isObject(rawChain)) return chain;
+      const variable =
+        typeof rawChain.rpcUrl === 'string' ? PLACEHOLDER_VARIABLE.exec(rawChain.rpcUrl)?.[1] : undefined;
+      return variable ? { ...chain, rpcUrlVariable: variable } : chain;
+    }),
+  };
+}
+
+/**
+ * Replaces depository, solver and currency addresses with those in `configs/devnet.addresses.json`, recording each
+ * replaced path in `origins` so a bad value is reported against the overrides file.
+ */
+function applyDevnetAddresses(value: unknown, overrides: unknown, file: string, origins: Origins): unknown {
+  const fail = (path: string, problem: string) => new ConfigError(`${file}: ${path}`, problem);
+  if (!isObject(overrides) || !isObject(overrides.chains)) {
+    throw fail('chains', 'must be an object keyed by chain id');
+  }
+  if (!isObject(value) || !Array.isArray(value.chains)) return value;
+  const chains = [...(value.chains as unknown[])];
+  for (const [chainId, entry] of Object.entries(overrides.chains)) {
+    const index = chains.findIndex((chain) => isObject(chain) && String(chain.id) === chainId);
+    if (index < 0) throw fail(`chains.${chainId}`, 'names no chain of the chains file');
+    if (!isObject(entry)) throw fail(`chains.${chainId}`, 'must be an object');
+    const unknown = Object.keys(entry).find((key) => !['depository', 'solver', 'currencies'].includes(key));
+    if (unknown)
+      throw fail(`chains.${chainId}.${unknown}`, 'is not a known field (depository, solver, currencies)');
+    const chain = { ...(chains[index] as Json) };
+    for (const key of ['depository', 'solver'] as const) {
+      if (entry[key] === undefined) continue;
+      if (typeof entry[key] !== 'string') throw fail(`chains.${chainId}.${key}`, 'must be a string');
+      chain[key] = entry[key];
+      origins.set(`chains[${index}].${key}`, `${file}: chains.${chainId}.${key}`);
+    }
+    if (entry.currencies !== undefined) {
+      if (!isObject(entry.currencies))
+        throw fail(`chains.${chainId}.currencies`, 'must map symbols to addresses');
+      const currencies = Array.isArray(chain.currencies) ? [...(chain.currencies as unknown[])] : [];
+      for (const [symbol, address] of Object.entries(entry.currencies)) {
+        const matches = currencies.flatMap((currency, at) =>
+          isObject(currency) && currency.symbol === symbol ? [at] : [],
+        );
+        if (matches.length !== 1) {
+          const problem = matches.length === 0 ? 'names no currency' : 'names several currencies';
+          throw fail(`chains.${chainId}.currencies.${symbol}`, `${problem} of chain ${chainId}`);
+        }
+        const at = matches[0];
+        if (typeof address !== 'string')
+          throw fail(`chains.${chainId}.currencies.${symbol}`, 'must be a string');
+        currencies[at] = { ...(currencies[at] as Json), address };
+        origins.set(
+          `chains[${index}].currencies[${at}].address`,
+          `${file}: chains.${chainId}.currencies.${symbol}`,
+        );
+      }
+      chain.currencies = currencies;
+    }
+    chains[index] = chain;
+  }
+  return { ...value, chains };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.values(value).forEach(deepFreeze);
+    Object.freeze(value);
+  }
+  return value;
+}
