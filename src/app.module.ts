@@ -1,6 +1,7 @@
 import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { ProjectionsModule } from '../projections/projections.module.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
+import { ChainsModule } from './chains/chains.module.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { type Clock, systemClock } from './common/clock.js';
@@ -13,6 +14,7 @@ import { HistoryV2Module } from './history/v2/history-v2.module.js';
 import { RequestsModule } from './requests/requests.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { RequestStatusModule } from './requests/status/request-status.module.js';
+import { QuotesModule } from './quotes/quotes.module.js';
 
 @Module({})
 export class AppModule {
@@ -36,6 +38,8 @@ export class AppModule {
         RequestStatusModule,
         HistoryV2Module,
         WebhooksModule,
+        ChainsModule.forRoot(config.chains),
+        QuotesModule,
         ...extraModules,
       ],
     };

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { apiKeySecret } from '../api-keys/api-key-secret.js';
+import { type ChainRegistry, loadChainRegistry } from '../chains/chain-registry.js';
 import { ConfigError } from './config.error.js';
 import { loadConfigFile, type LoadedConfigFile } from './config-file.js';
 import type { Env } from './resolve-placeholders.js';
@@ -35,6 +36,31 @@ export interface AppConfig {
   readonly apiKeys: { readonly encryptionKey: Buffer; readonly defaultRateLimitPerMinute: number };
   /** The deprecated `GET /requests/v2`: when it was deprecated, its shrinking rate limits, its retirement. */
   readonly v2: V2Schedule;
+  /** Chains and currencies from `configs/chains.<ENVIRONMENT>.json` (docs/chains.md). */
+  readonly chains: ChainRegistry;
+  readonly quotes: QuotesConfig;
+}
+
+/** How quotes are priced and how long they live (docs/fees.md, docs/quotes.md). */
+export interface QuotesConfig {
+  /** The chain id the order's EIP-712 domain is bound to (the hub). */
+  readonly hubChainId: number;
+  /** A quote not deposited within this expires. */
+  readonly quoteTtlSeconds: number;
+  /** After the quote, how long the solver has to fill before the request fails and is refunded. */
+  readonly fillDeadlineSeconds: number;
+  /** How long a detected deposit may take to become final. */
+  readonly depositConfirmationTimeoutSeconds: number;
+  /** DEX fee and expected impact of swaps, basis points of the input. */
+  readonly swapFeeBps: number;
+  readonly swapImpactBps: number;
+  /** USD per whole unit by symbol (exact decimal strings). */
+  readonly prices: Readonly<Record<string, string>>;
+  /** The most an API key with fee sponsorship pays for one quote, in USD (API keys have no cap of their own yet). */
+  readonly maxSubsidizationUsd: string;
+  /** How long a gas price read from a chain is reused, and how long an RPC may take before the default is used. */
+  readonly gasPriceCacheMs: number;
+  readonly rpcTimeoutMs: number;
 }
 
 export interface V2Schedule {
@@ -106,6 +132,8 @@ export function loadAppConfig(env: Env, configDir = resolve('configs')): AppConf
       allowInsecureLocalTargets: read.boolean('webhooks.allowInsecureLocalTargets'),
     },
     adminApiToken: adminApiToken(env),
+    chains: loadChainRegistry(env, environment, configDir),
+    quotes: quotesConfig(read),
     // Last: it may create the development secret file, which only a valid configuration should do.
     apiKeys: apiKeysConfig(env, environment, read),
   };
@@ -140,6 +168,28 @@ function adminApiToken(env: Env): string | null {
 function apiKeysConfig(env: Env, environment: string, read: ConfigReader): AppConfig['apiKeys'] {
   const defaultRateLimitPerMinute = read.integer('apiKeys.defaultRateLimitPerMinute', 1, 1_000_000);
   return { encryptionKey: apiKeySecret(env, environment), defaultRateLimitPerMinute };
+}
+
+const USD = /^[0-9]+(\.[0-9]+)?$/;
+
+function quotesConfig(read: ConfigReader): QuotesConfig {
+  const prices = read.stringMap('quotes.prices', USD, 'a decimal USD price such as "3000" or "0.9998"');
+  return {
+    hubChainId: read.integer('quotes.hubChainId', 1, Number.MAX_SAFE_INTEGER),
+    quoteTtlSeconds: read.integer('quotes.quoteTtlSeconds', 10, 86_400),
+    fillDeadlineSeconds: read.integer('quotes.fillDeadlineSeconds', 10, 7 * 86_400),
+    depositConfirmationTimeoutSeconds: read.integer(
+      'quotes.depositConfirmationTimeoutSeconds',
+      1,
+      7 * 86_400,
+    ),
+    swapFeeBps: read.integer('quotes.swapFeeBps', 0, 1000),
+    swapImpactBps: read.integer('quotes.swapImpactBps', 0, 1000),
+    prices,
+    maxSubsidizationUsd: read.text('quotes.maxSubsidizationUsd', USD, 'a decimal USD amount'),
+    gasPriceCacheMs: read.integer('quotes.gasPriceCacheMs', 0, 3_600_000),
+    rpcTimeoutMs: read.integer('quotes.rpcTimeoutMs', 50, 60_000),
+  };
 }
 
 function v2Schedule(read: ConfigReader): V2Schedule {
@@ -240,6 +290,33 @@ class ConfigReader {
       throw this.error(path, `must be an ISO 8601 date-time with a time zone (got ${JSON.stringify(raw)})`);
     }
     return date;
+  }
+
+  /** A string matching `pattern`. */
+  text(path: string, pattern: RegExp, expected: string): string {
+    const raw = this.raw(path);
+    const text = typeof raw === 'number' ? String(raw) : raw;
+    if (typeof text !== 'string' || !pattern.test(text)) {
+      throw this.error(path, `must be ${expected} (got ${JSON.stringify(raw)})`);
+    }
+    return text;
+  }
+
+  /** An object of strings matching `pattern` (keys may contain dots: `USDC.e`). */
+  stringMap(path: string, pattern: RegExp, expected: string): Record<string, string> {
+    const raw = this.raw(path);
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+      throw this.error(path, `must be an object (got ${JSON.stringify(raw)})`);
+    }
+    const map: Record<string, string> = {};
+    for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+      const text = typeof value === 'number' ? String(value) : value;
+      if (typeof text !== 'string' || !pattern.test(text)) {
+        throw this.error(path, `"${key}" must be ${expected} (got ${JSON.stringify(value)})`);
+      }
+      map[key] = text;
+    }
+    return map;
   }
 
   /** The length of an array. */

@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { QuoteError } from '../../quotes/domain/quote-error.js';
 import { ApiError, type ErrorBody } from './api-error.js';
 import { ERROR_CODES, type ErrorCode } from './error-codes.js';
 
@@ -40,6 +41,27 @@ export function toErrorBody(
   if (exception instanceof ApiError) {
     const body = exception.getResponse() as ErrorBody;
     return { status: exception.getStatus(), body: withRequestId(body, exception.getStatus(), request.id) };
+  }
+  if (exception instanceof QuoteError) {
+    const status = ERROR_CODES[exception.errorCode].status;
+    // INVALID_INPUT keeps its one shape, `[{field, problems}]`, whichever layer found the problem.
+    const data = exception.errorData;
+    const errorData =
+      exception.errorCode === 'INVALID_INPUT' && typeof data?.field === 'string'
+        ? [{ field: data.field, problems: [exception.message] }]
+        : data;
+    return {
+      status,
+      body: withRequestId(
+        {
+          message: exception.message,
+          errorCode: exception.errorCode,
+          ...(errorData === undefined ? {} : { errorData }),
+        },
+        status,
+        request.id,
+      ),
+    };
   }
   // Nest hands Fastify's own errors (body parsing, limits) over as HttpExceptions with the original as cause.
   const fastifyCode =

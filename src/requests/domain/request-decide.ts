@@ -25,6 +25,8 @@ import {
   type RequestQuotedData,
   RequestSuperseded,
   type RequestSupersededData,
+  WithdrawalAuthorized,
+  type WithdrawalAuthorizedData,
 } from './request-events.js';
 import { type QuotedState, type RequestState, txKey } from './request-state.js';
 import { nextStatus } from './request-status.js';
@@ -42,7 +44,8 @@ export type RequestCommand =
   | { readonly type: 'RecordRefundSuccess'; readonly data: RefundSucceededData }
   | { readonly type: 'RecordRefundFailure'; readonly data: RefundFailedData }
   | { readonly type: 'ExpireRequest'; readonly data: { readonly at: string } }
-  | { readonly type: 'SupersedeRequest'; readonly data: RequestSupersededData };
+  | { readonly type: 'SupersedeRequest'; readonly data: RequestSupersededData }
+  | { readonly type: 'AuthorizeWithdrawal'; readonly data: WithdrawalAuthorizedData };
 
 export type RequestErrorCode =
   | 'REQUEST_NOT_FOUND'
@@ -168,6 +171,13 @@ export function decide(state: RequestState, command: RequestCommand): Decided[] 
     case 'SupersedeRequest':
       if (state.supersededByRequestId === command.data.supersededByRequestId) return [];
       return allow(state, new RequestSuperseded(command.data));
+    case 'AuthorizeWithdrawal':
+      // The same nonce signed again (a client retrying) restates the fact: one event per nonce.
+      return allow(
+        state,
+        new WithdrawalAuthorized(command.data),
+        `${state.requestId}:authorized:${command.data.nonce}`,
+      );
   }
 }
 

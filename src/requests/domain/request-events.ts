@@ -66,6 +66,16 @@ export interface RequestQuotedData {
   readonly depositConfirmationTimeoutSeconds: number;
   /** After this an unfilled request fails (`FILL_DEADLINE_EXPIRED`) and is refunded. */
   readonly fillDeadline: string;
+  /**
+   * Withdrawals from perps exchange A: the nonce mapping the `authorize` step asks the wallet to sign, checked by
+   * `POST /authorize`. Absent on other quotes (and on quotes recorded before it existed).
+   */
+  readonly authorization?: {
+    readonly kind: 'nonce-mapping';
+    readonly nonce: number;
+    readonly wallet: string;
+    readonly depositor: string;
+  };
 }
 export interface RequestQuoted extends RequestQuotedData {}
 @StoredEvent('RequestQuoted')
@@ -200,6 +210,22 @@ export interface RequestSuperseded extends RequestSupersededData {}
 @StoredEvent('RequestSuperseded')
 export class RequestSuperseded extends DomainEvent<RequestSupersededData> {}
 
+/**
+ * The wallet signed the withdrawal's nonce mapping (perps exchange A, `POST /authorize`): the exchange transfer with
+ * that nonce belongs to this request. Status unchanged.
+ */
+export interface WithdrawalAuthorizedData {
+  readonly kind: 'nonce-mapping';
+  readonly wallet: string;
+  readonly nonce: number;
+  readonly signature: string;
+  readonly signatureChainId: number;
+  readonly authorizedAt: string;
+}
+export interface WithdrawalAuthorized extends WithdrawalAuthorizedData {}
+@StoredEvent('WithdrawalAuthorized')
+export class WithdrawalAuthorized extends DomainEvent<WithdrawalAuthorizedData> {}
+
 export const REQUEST_EVENTS = [
   RequestQuoted,
   DepositDetected,
@@ -213,6 +239,7 @@ export const REQUEST_EVENTS = [
   RefundFailed,
   RequestExpired,
   RequestSuperseded,
+  WithdrawalAuthorized,
 ] as const;
 
 export type RequestEvent = InstanceType<(typeof REQUEST_EVENTS)[number]>;
@@ -228,4 +255,5 @@ export type RequestEventType =
   | 'RefundSucceeded'
   | 'RefundFailed'
   | 'RequestExpired'
-  | 'RequestSuperseded';
+  | 'RequestSuperseded'
+  | 'WithdrawalAuthorized';

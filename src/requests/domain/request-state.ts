@@ -150,6 +150,8 @@ export function evolve(state: RequestState, event: RequestEvent): RequestState {
       if (to === 'waiting') return { ...base, expired: true, expiredReason: e.reason } as Waiting;
       return failed({ ...base, expired: true, expiredReason: e.reason }, depositOf(state), e.reason, null);
     }
+    case 'WithdrawalAuthorized':
+      return { ...base } as Waiting;
     case 'RequestSuperseded': {
       const e = event as RequestEvent & { supersededByRequestId: string };
       return { ...base, supersededByRequestId: e.supersededByRequestId } as Waiting;
@@ -227,6 +229,7 @@ export function timeOf(event: RequestEvent): string {
     'refundedAt',
     'expiredAt',
     'supersededAt',
+    'authorizedAt',
   ]) {
     if (typeof e[field] === 'string') return e[field] as string;
   }

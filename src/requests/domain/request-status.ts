@@ -33,6 +33,7 @@ export const TRANSITIONS: Readonly<
   RefundFailed: { pending: 'failure', failure: 'failure' },
   RequestExpired: { waiting: 'waiting', depositing: 'failure', pending: 'failure', submitted: 'failure' },
   RequestSuperseded: { waiting: 'waiting' },
+  WithdrawalAuthorized: { waiting: 'waiting' },
 };
 
 export const TERMINAL_STATUSES: readonly RequestStatus[] = ['success', 'refund'];

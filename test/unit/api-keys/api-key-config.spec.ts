@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { API_KEY_SECRET_FILE, loadOrCreateSecretFile } from '../../../src/api-keys/api-key-secret.js';
 import { loadAppConfig } from '../../../src/config/app-config.js';
 import { ConfigError } from '../../../src/config/config.error.js';
+import { PRODUCTION_CHAINS_ENV } from '../../support/production-env.js';
 
 const configs = resolve('configs');
 const tempDir = () => mkdtempSync(join(tmpdir(), 'ferry-api-key-secret-'));
@@ -34,6 +35,7 @@ describe('the apiKeys configuration', () => {
         API_KEY_ENCRYPTION_KEY: secret.toString('hex'),
         API_KEY_RATE_LIMIT_PER_MINUTE: '30',
         ENVIRONMENT: 'production',
+        ...PRODUCTION_CHAINS_ENV,
       },
       configs,
     );
@@ -41,7 +43,7 @@ describe('the apiKeys configuration', () => {
   });
 
   it('stops production start-up without API_KEY_ENCRYPTION_KEY, naming it', () => {
-    const error = configError({ ENVIRONMENT: 'production', DATA_DIR: tempDir() });
+    const error = configError({ ENVIRONMENT: 'production', DATA_DIR: tempDir(), ...PRODUCTION_CHAINS_ENV });
     expect(error.variable).toBe('API_KEY_ENCRYPTION_KEY');
     expect(error.message).toMatch(/^Invalid configuration: API_KEY_ENCRYPTION_KEY is required in production/);
     expect(error.message).not.toContain('\n');

@@ -153,6 +153,18 @@ function commandFor(type: RequestEventType, from: RequestStatus | 'none'): Reque
         type: 'SupersedeRequest',
         data: { supersededByRequestId: '0x' + 'cd'.repeat(32), supersededAt: '2026-11-01T00:04:00.000Z' },
       };
+    case 'WithdrawalAuthorized':
+      return {
+        type: 'AuthorizeWithdrawal',
+        data: {
+          kind: 'nonce-mapping',
+          wallet: quote.user,
+          nonce: 1,
+          signature: '0x' + '11'.repeat(65),
+          signatureChainId: 1,
+          authorizedAt: '2026-11-01T00:00:30.000Z',
+        },
+      };
   }
 }
 
@@ -177,6 +189,7 @@ const EXPECTED: Record<RequestEventType, Partial<Record<RequestStatus | 'none', 
   RefundFailed: { pending: 'failure', failure: 'failure' },
   RequestExpired: { waiting: 'waiting', depositing: 'failure', pending: 'failure', submitted: 'failure' },
   RequestSuperseded: { waiting: 'waiting' },
+  WithdrawalAuthorized: { waiting: 'waiting' },
 };
 
 describe('request transitions', () => {

@@ -1,0 +1,100 @@
+import { type Address, createPublicClient, http, isAddressEqual, zeroAddress } from 'viem';
+import { erc20Abi } from './abi/erc20.js';
+import type { ChainCurrency, ChainInfo } from './chain.js';
+
+export interface GasPrice {
+  /** Price of one gas unit in the chain's smallest native unit (wei). */
+  readonly priceWei: bigint;
+  /** `rpc`: read from the chain; `default`: the chain's configured default (no RPC, or it did not answer in time). */
+  readonly source: 'rpc' | 'default';
+}
+
+/**
+ * What quotes read from chains, each bounded by `timeoutMs` and never failing a quote: gas prices (read from the
+ * chain's RPC when it has one (EVM only), reused for `cacheMs`, else the configured default; a failure is remembered
+ * for `cacheMs` too, so a dead RPC costs one timeout per period, not one per quote), and a wallet's balance and
+ * allowance (null when the chain cannot tell).
+ */
+export class ChainReader {
+  private readonly cache = new Map<number, { price: GasPrice; at: number }>();
+  private readonly pending = new Map<number, Promise<GasPrice>>();
+
+  constructor(
+    private readonly options: { readonly cacheMs: number; readonly timeoutMs: number },
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  gasPrice(chain: ChainInfo): Promise<GasPrice> {
+    const fallback: GasPrice = { priceWei: BigInt(chain.gas.defaultPriceWei), source: 'default' };
+    if (chain.vmType !== 'evm' || !chain.rpcUrl) return Promise.resolve(fallback);
+    const cached = this.cache.get(chain.id);
+    if (cached && this.now() - cached.at < this.options.cacheMs) return Promise.resolve(cached.price);
+    const inFlight = this.pending.get(chain.id);
+    if (inFlight) return inFlight;
+    const read = this.read(chain.rpcUrl)
+      .then((priceWei): GasPrice => ({ priceWei, source: 'rpc' }))
+      .catch(() => fallback)
+      .then((price) => {
+        this.cache.set(chain.id, { price, at: this.now() });
+        this.pending.delete(chain.id);
+        return price;
+      });
+    this.pending.set(chain.id, read);
+    return read;
+  }
+
+  /** The wallet's balance of a currency in its smallest unit, or null when the chain cannot tell. */
+  async balance(chain: ChainInfo, currency: ChainCurrency, wallet: string): Promise<bigint | null> {
+    const client = this.client(chain);
+    if (!client) return null;
+    try {
+      if (isNative(currency)) return await client.getBalance({ address: wallet as Address });
+      return await client.readContract({
+        address: currency.address as Address,
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [wallet as Address],
+      });
+    } catch {
+      return null;
+    }
+  }
+
+  /** How much of an ERC-20 the wallet lets `spender` move, or null when the chain cannot tell. */
+  async allowance(
+    chain: ChainInfo,
+    currency: ChainCurrency,
+    wallet: string,
+    spender: string,
+  ): Promise<bigint | null> {
+    const client = this.client(chain);
+    if (!client || isNative(currency)) return null;
+    try {
+      return await client.readContract({
+        address: currency.address as Address,
+        abi: erc20Abi,
+        functionName: 'allowance',
+        args: [wallet as Address, spender as Address],
+      });
+    } catch {
+      return null;
+    }
+  }
+
+  private client(chain: ChainInfo) {
+    if (chain.vmType !== 'evm' || !chain.rpcUrl) return null;
+    return createPublicClient({
+      transport: http(chain.rpcUrl, { timeout: this.options.timeoutMs, retryCount: 0 }),
+    });
+  }
+
+  private read(url: string): Promise<bigint> {
+    const client = createPublicClient({
+      transport: http(url, { timeout: this.options.timeoutMs, retryCount: 0 }),
+    });
+    return client.getGasPrice();
+  }
+}
+
+const isNative = (currency: ChainCurrency): boolean =>
+  currency.metadata.isNative === true || isAddressEqual(currency.address as Address, zeroAddress);

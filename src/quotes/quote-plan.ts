@@ -1,0 +1,69 @@
+import { assertWalletAddress, isValidWalletAddress } from '../chains/addresses.js';
+import type { ChainCurrency, ChainInfo } from '../chains/chain.js';
+import type { ChainRegistry } from '../chains/chain-registry.js';
+import { QuoteError } from './domain/quote-error.js';
+import type { PriceRequestDto, QuoteRequestDto } from './quote-request.dto.js';
+
+/** A request's chains, currencies and parties, looked up and checked against the chains they belong to. */
+export interface QuoteParties {
+  readonly origin: ChainInfo;
+  readonly destination: ChainInfo;
+  readonly currencyIn: ChainCurrency;
+  readonly currencyOut: ChainCurrency;
+  /** In each chain's own format, normalised (EVM checksummed). */
+  readonly user: string;
+  readonly recipient: string;
+  /** Where a refund goes on the origin chain: `refundTo`, else the recipient when valid there, else the user. */
+  readonly refundRecipient: string;
+  /** The request's own `refundTo` (null when it gave none). */
+  readonly refundTo: string | null;
+}
+
+/**
+ * Resolves the chains and currencies of a quote request and checks every address against the chain it lives on
+ * (`user` and `refundTo` on the origin, `recipient` on the destination). Throws `QuoteError` (UNSUPPORTED_CHAIN,
+ * UNSUPPORTED_CURRENCY, INVALID_ADDRESS, UNSUPPORTED_OPTION).
+ */
+export function resolveParties(
+  chains: ChainRegistry,
+  request: PriceRequestDto | QuoteRequestDto,
+): QuoteParties {
+  const origin = chains.chain(request.originChainId);
+  const destination = chains.chain(request.destinationChainId);
+  for (const chain of [origin, destination]) {
+    if (!chain.depositEnabled) {
+      throw new QuoteError(
+        'UNSUPPORTED_CHAIN',
+        `Chain ${chain.id} (${chain.displayName}) is not open for requests`,
+        {
+          chainId: chain.id,
+        },
+      );
+    }
+  }
+  const currencyIn = chains.currency(origin.id, request.originCurrency);
+  const currencyOut = chains.currency(destination.id, request.destinationCurrency);
+  const user = assertWalletAddress(origin.vmType, request.user, 'user', origin.id);
+  const recipient = assertWalletAddress(
+    destination.vmType,
+    request.recipient ?? request.user,
+    'recipient',
+    destination.id,
+  );
+  const refundTo =
+    request.refundTo === undefined
+      ? null
+      : assertWalletAddress(origin.vmType, request.refundTo, 'refundTo', origin.id);
+  const refundRecipient =
+    refundTo ??
+    (isValidWalletAddress(origin.vmType, recipient) && origin.vmType === destination.vmType
+      ? recipient
+      : user);
+  if (request.txs?.length && destination.vmType !== 'evm') {
+    throw new QuoteError('UNSUPPORTED_OPTION', 'txs (destination calls) need an EVM destination chain', {
+      option: 'txs',
+      destinationChainId: destination.id,
+    });
+  }
+  return { origin, destination, currencyIn, currencyOut, user, recipient, refundRecipient, refundTo };
+}

@@ -1,0 +1,436 @@
+import { randomBytes, createHash } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { PublicKey } from '@solana/web3.js';
+import type { Hex } from 'viem';
+import type { AuthenticatedApiKey } from '../api-keys/api-keys.service.js';
+import { ChainReader } from '../chains/chain-reader.js';
+import type { ChainRegistry } from '../chains/chain-registry.js';
+import { CLOCK, type Clock } from '../common/clock.js';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import { ExecuteRequestCommand } from '../requests/commands/execute-request.command.js';
+import type { Amount, QuotedRoute } from '../requests/domain/records.js';
+import type { RequestQuotedData } from '../requests/domain/request-events.js';
+import { orderCallsFromTxs } from './domain/order/order-calls.js';
+import { buildOrder, type BuiltOrder } from './domain/order/order-data.js';
+import { ConfigPriceSource } from './domain/pricing/config-price-source.js';
+import { Decimal, toUnits } from './domain/pricing/decimal.js';
+import type { PriceSource } from './domain/pricing/price-source.js';
+import { PriceBook } from './domain/pricing/price-book.js';
+import { priceQuote } from './domain/pricing/price-quote.js';
+import type { PricedQuote } from './domain/pricing/priced-quote.js';
+import { buildSteps, type BuildStepsInput, depositAddressOf } from './domain/steps/build-steps.js';
+import type { Step } from './domain/steps/step.js';
+import { type QuoteParties, resolveParties } from './quote-plan.js';
+import type { PriceRequestDto, QuoteRequestDto } from './quote-request.dto.js';
+
+/** `POST /quote/v2`'s answer (spec/api.md, "Quote response"). */
+export interface QuoteResponse {
+  readonly steps: readonly Step[];
+  readonly fees: PricedQuote['quoteFees'];
+  readonly feeSponsorship: { readonly quoted: unknown; readonly actual: null } | null;
+  readonly details: Record<string, unknown>;
+  readonly protocol: {
+    readonly v2: {
+      readonly orderId: string;
+      readonly hubType: string;
+      readonly orderData: unknown;
+      readonly paymentDetails: BuiltOrder['paymentDetails'];
+    };
+  };
+}
+
+/** `POST /price`'s answer: the deprecated fees and a subset of the details. */
+export interface PriceResponse {
+  readonly fees: PricedQuote['quoteFees'];
+  readonly details: Record<string, unknown>;
+}
+
+const ROUTER = 'ferry';
+const HUB_TYPE = 'onchain';
+
+interface Priced {
+  readonly parties: QuoteParties;
+  readonly priced: PricedQuote;
+  readonly userBalance: bigint | null;
+}
+
+/**
+ * Quotes: resolve the request against the chain registry, price it (pure domain: `priceQuote`), build the order
+ * and the steps (pure: `buildOrder`, `buildSteps`), record the request (`RecordQuote` through the command bus, so the
+ * request exists as `waiting` before its id is handed out) and answer. `/price` stops before the order.
+ */
+@Injectable()
+export class QuoteService {
+  private readonly chains: ChainRegistry;
+  private readonly prices: PriceSource;
+  private readonly reader: ChainReader;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly commands: CommandBus,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
+    this.chains = config.chains;
+    this.prices = new ConfigPriceSource({ bySymbol: config.quotes.prices });
+    this.reader = new ChainReader({
+      cacheMs: config.quotes.gasPriceCacheMs,
+      timeoutMs: config.quotes.rpcTimeoutMs,
+    });
+  }
+
+  async price(request: PriceRequestDto, apiKey: AuthenticatedApiKey | null): Promise<PriceResponse> {
+    const { parties, priced, userBalance } = await this.priceRequest(request, apiKey);
+    const details = this.details(request, parties, priced, userBalance);
+    return {
+      fees: priced.quoteFees,
+      details: pick(details, [
+        'operation',
+        'sender',
+        'recipient',
+        'currencyIn',
+        'currencyOut',
+        'totalImpact',
+        'swapImpact',
+        'rate',
+        'slippageTolerance',
+        'timeEstimate',
+        'userBalance',
+      ]),
+    };
+  }
+
+  async quote(request: QuoteRequestDto, apiKey: AuthenticatedApiKey | null): Promise<QuoteResponse> {
+    const { parties, priced, userBalance } = await this.priceRequest(request, apiKey);
+    const now = this.clock.now();
+    const quoteExpiresAt = new Date(now.getTime() + this.config.quotes.quoteTtlSeconds * 1000);
+    const fillDeadline = new Date(now.getTime() + this.config.quotes.fillDeadlineSeconds * 1000);
+    const order = this.order(request, parties, priced, fillDeadline);
+    const requestId = order.orderId;
+    const stepsInput = await this.stepsInput(request, parties, priced, requestId, now, quoteExpiresAt);
+    const steps = buildSteps(stepsInput);
+    const depositAddress = depositAddressOf(stepsInput);
+    const details = this.details(request, parties, priced, userBalance);
+
+    const quoted: RequestQuotedData = {
+      requestId,
+      quotedAt: now.toISOString(),
+      apiKeyId: apiKey?.id ?? null,
+      referrer: request.referrer ?? null,
+      user: parties.user,
+      sender: parties.user,
+      recipient: parties.recipient,
+      refundTo: parties.refundTo,
+      requestType: priced.requestType,
+      operation: priced.operation,
+      features: features(request, priced, depositAddress !== null),
+      originChainId: parties.origin.id,
+      destinationChainId: parties.destination.id,
+      currencyIn: priced.currencyIn,
+      currencyOut: priced.currencyOut,
+      currencyGasTopup: null,
+      refundCurrency: null,
+      rate: priced.rate,
+      slippageTolerance: priced.slippageToleranceBps,
+      timeEstimate: parties.origin.timeEstimateSeconds,
+      usesExternalLiquidity: request.useExternalLiquidity ?? false,
+      fees: priced.fees,
+      feeCurrency: priced.feeCurrency,
+      appFees: priced.appFees,
+      appFeeCurrency: priced.appFeeCurrency,
+      feeSponsorship: priced.feeSponsorship?.record ?? null,
+      sponsorshipCurrency: priced.feeSponsorship?.currency ?? null,
+      route: route(request, priced),
+      protocol: {
+        orderId: requestId,
+        hubType: HUB_TYPE,
+        isWithdrawable: parties.origin.vmType === 'perps-a' || parties.origin.vmType === 'perps-b',
+        orderData: order.orderData,
+        paymentDetails: order.paymentDetails,
+        solver: {
+          address: parties.destination.solver,
+          protocolChainId: parties.destination.name,
+          chainId: parties.destination.id,
+        },
+      },
+      depositAddress,
+      quoteOraclePrice: null,
+      externalMetadata: { moonpayId: null },
+      quoteExpiresAt: quoteExpiresAt.toISOString(),
+      depositConfirmationTimeoutSeconds: this.config.quotes.depositConfirmationTimeoutSeconds,
+      fillDeadline: fillDeadline.toISOString(),
+      ...(stepsInput.vmType === 'perps-a'
+        ? {
+            authorization: {
+              kind: 'nonce-mapping' as const,
+              nonce: stepsInput.nonce,
+              wallet: parties.user,
+              depositor: parties.user,
+            },
+          }
+        : {}),
+    };
+    await this.commands.execute(
+      new ExecuteRequestCommand(requestId, { type: 'RecordQuote', data: quoted }, { actor: 'quote' }),
+    );
+    return {
+      steps,
+      fees: priced.quoteFees,
+      feeSponsorship: priced.feeSponsorship ? { quoted: priced.feeSponsorship.quoted, actual: null } : null,
+      details,
+      protocol: {
+        v2: {
+          orderId: requestId,
+          hubType: HUB_TYPE,
+          orderData: order.orderData,
+          paymentDetails: order.paymentDetails,
+        },
+      },
+    };
+  }
+
+  private async priceRequest(
+    request: PriceRequestDto | QuoteRequestDto,
+    apiKey: AuthenticatedApiKey | null,
+  ): Promise<Priced> {
+    const parties = resolveParties(this.chains, request);
+    const { origin, destination, currencyIn, currencyOut } = parties;
+    const [book, originGas, destinationGas, userBalance] = await Promise.all([
+      PriceBook.load(this.prices, [
+        currencyIn,
+        currencyOut,
+        origin.nativeCurrency,
+        destination.nativeCurrency,
+      ]),
+      this.reader.gasPrice(origin),
+      this.reader.gasPrice(destination),
+      this.reader.balance(origin, currencyIn, parties.user),
+    ]);
+    const native = currencyIn.metadata.isNative === true;
+    const quoteOptions = request as QuoteRequestDto;
+    const sponsorshipAsked =
+      quoteOptions.subsidizeFees === true || (quoteOptions.sponsoredFeeComponents?.length ?? 0) > 0;
+    const pricedIn = book.priced(currencyIn);
+    const priced = priceQuote({
+      tradeType: request.tradeType,
+      amount: BigInt(request.amount),
+      currencyIn: pricedIn,
+      currencyOut: book.priced(currencyOut),
+      hasTxs: (request.txs?.length ?? 0) > 0,
+      gasless: request.usePermit === true,
+      originGas: {
+        units: BigInt(native ? origin.gas.depositUnits : origin.gas.erc20DepositUnits),
+        priceWei: originGas.priceWei,
+        native: book.priced(origin.nativeCurrency),
+      },
+      destinationGas: {
+        units: BigInt(destination.gas.fillUnits),
+        priceWei: destinationGas.priceWei,
+        native: book.priced(destination.nativeCurrency),
+      },
+      swapFeeBps: this.config.quotes.swapFeeBps,
+      swapImpactBps: this.config.quotes.swapImpactBps,
+      appFees: request.appFees?.map((fee) => ({ recipient: fee.recipient, fee: fee.fee })),
+      slippageToleranceBps: request.slippageTolerance,
+      ...(sponsorshipAsked
+        ? {
+            sponsorship: {
+              subsidizeFees: quoteOptions.subsidizeFees,
+              sponsoredFeeComponents: quoteOptions.sponsoredFeeComponents,
+            },
+            sponsor: apiKey?.feeSponsorshipEnabled
+              ? { maxSubsidizationAmount: this.sponsorCap(pricedIn.usdPrice, currencyIn.decimals) }
+              : null,
+          }
+        : {}),
+      useDepositAddress: request.useDepositAddress === true,
+    });
+    return { parties, priced, userBalance };
+  }
+
+  /** The configured per-quote sponsorship cap in USD, as input-currency units (rounded down). */
+  private sponsorCap(usdPrice: string, decimals: number): bigint {
+    const whole = Decimal.parse(this.config.quotes.maxSubsidizationUsd).div(Decimal.parse(usdPrice), 'floor');
+    return toUnits(whole, decimals, 'floor');
+  }
+
+  private order(
+    request: PriceRequestDto,
+    parties: QuoteParties,
+    priced: PricedQuote,
+    fillDeadline: Date,
+  ): BuiltOrder {
+    const { origin, destination } = parties;
+    const deadline = Math.floor(fillDeadline.getTime() / 1000);
+    return buildOrder({
+      hubChainId: this.config.quotes.hubChainId,
+      solverChainId: destination.name,
+      solver: destination.solver,
+      salt: `0x${randomBytes(32).toString('hex')}` as Hex,
+      depository: origin.depository,
+      inputs: [
+        {
+          payment: { chainId: origin.name, currency: parties.currencyIn.address, amount: priced.amountIn },
+          refunds: [
+            {
+              chainId: origin.name,
+              recipient: parties.refundRecipient,
+              currency: parties.currencyIn.address,
+              minimumAmount: priced.amountIn,
+              deadline,
+            },
+          ],
+        },
+      ],
+      output: {
+        chainId: destination.name,
+        payments: [
+          {
+            recipient: parties.recipient,
+            currency: parties.currencyOut.address,
+            minimumAmount: priced.minimumAmountOut,
+            expectedAmount: priced.amountOut,
+          },
+        ],
+        calls: orderCallsFromTxs(request.txs ?? []),
+        deadline,
+      },
+      fees: priced.appFees.map((fee) => ({
+        chainId: origin.name,
+        recipient: fee.recipient,
+        currency: parties.currencyIn.address,
+        amount: BigInt(fee.amount),
+      })),
+    });
+  }
+
+  private async stepsInput(
+    request: QuoteRequestDto,
+    parties: QuoteParties,
+    priced: PricedQuote,
+    requestId: Hex,
+    now: Date,
+    quoteExpiresAt: Date,
+  ): Promise<BuildStepsInput> {
+    const { origin, currencyIn: currency, user } = parties;
+    const base = {
+      requestId,
+      origin,
+      currency,
+      amount: priced.amountIn,
+      user,
+      usePermit: request.usePermit === true,
+    };
+    switch (origin.vmType) {
+      case 'evm':
+        return {
+          ...base,
+          vmType: 'evm',
+          allowance: await this.reader.allowance(origin, currency, user, origin.depository),
+          permitValidBefore: Math.floor(quoteExpiresAt.getTime() / 1000),
+          depositAddress: request.useDepositAddress
+            ? {
+                type: request.depositAddressType ?? 'strict',
+                recoveryAddress: request.recoveryAddress ?? null,
+                refundTo: parties.refundTo,
+              }
+            : null,
+        };
+      case 'perps-a':
+        return { ...base, vmType: 'perps-a', protocolVersion: request.protocolVersion, nonce: now.getTime() };
+      case 'perps-b':
+        return { ...base, vmType: 'perps-b', usdcFee: 0n };
+      case 'svm':
+        return {
+          ...base,
+          vmType: 'svm',
+          recentBlockhash: placeholderBlockhash(requestId),
+          originSwap:
+            priced.operation === 'swap' ||
+            request.maxRouteLength !== undefined ||
+            request.includedOriginSwapSources
+              ? {
+                  maxRouteLength: request.maxRouteLength,
+                  includedOriginSwapSources: request.includedOriginSwapSources,
+                }
+              : null,
+        };
+    }
+  }
+
+  private details(
+    request: PriceRequestDto,
+    parties: QuoteParties,
+    priced: PricedQuote,
+    userBalance: bigint | null,
+  ): Record<string, unknown> {
+    const quoted = route(request, priced);
+    const side = (value: QuotedRoute['origin'] | null, sources: readonly string[]) =>
+      value && {
+        inputCurrency: value.inputCurrency,
+        outputCurrency: value.outputCurrency,
+        router: value.router,
+        includedSwapSources: sources,
+      };
+    return {
+      operation: priced.operation,
+      sender: parties.user,
+      recipient: parties.recipient,
+      currencyIn: priced.currencyIn,
+      currencyOut: priced.currencyOut,
+      totalImpact: priced.totalImpact,
+      swapImpact: priced.swapImpact,
+      expandedPriceImpact: priced.expandedPriceImpact,
+      rate: priced.rate,
+      slippageTolerance: priced.slippageTolerance,
+      timeEstimate: parties.origin.timeEstimateSeconds,
+      ...(userBalance === null ? {} : { userBalance: userBalance.toString() }),
+      fallbackType: 'none',
+      isFixedRate: false,
+      fixedRateFee: { usd: '0' },
+      route: {
+        origin: side(quoted.origin, quoted.includedOriginSwapSources),
+        destination: side(quoted.destination, quoted.includedDestinationSwapSources),
+      },
+    };
+  }
+}
+
+/** Features a request carries into its records (`GET /requests/v3?features=…`). */
+function features(request: QuoteRequestDto, priced: PricedQuote, depositAddress: boolean): string[] {
+  return [
+    ...(priced.appFees.length > 0 ? ['app_fees'] : []),
+    ...(depositAddress ? ['deposit_address'] : []),
+    ...(request.usePermit ? ['permit'] : []),
+    ...(priced.feeSponsorship ? ['fee_sponsorship'] : []),
+    ...((request.txs?.length ?? 0) > 0 ? ['calls'] : []),
+  ];
+}
+
+/** The quoted route: the deposit on the origin as it is, and what the solver pays out on the destination. */
+function route(request: PriceRequestDto, priced: PricedQuote): QuotedRoute {
+  const quoteOptions = request as QuoteRequestDto;
+  const origin = { inputCurrency: priced.currencyIn, outputCurrency: priced.currencyIn, router: ROUTER };
+  const payout: Amount = priced.currencyOut;
+  return {
+    origin: priced.sameChain ? { ...origin, outputCurrency: payout } : origin,
+    destination: priced.sameChain ? null : { inputCurrency: payout, outputCurrency: payout, router: ROUTER },
+    includedSwapSources: [],
+    includedOriginSwapSources: quoteOptions.includedOriginSwapSources ?? [],
+    includedDestinationSwapSources: [],
+  };
+}
+
+/**
+ * Without an SVM RPC there is no recent blockhash to build on: a deterministic stand-in (sha256 of the request id)
+ * keeps the transaction well formed and its size exact; wallets set a fresh blockhash before signing
+ * (docs/quotes.md).
+ */
+function placeholderBlockhash(requestId: string): string {
+  return new PublicKey(createHash('sha256').update(requestId).digest()).toBase58();
+}
+
+function pick(source: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((key) => key in source).map((key) => [key, source[key]]));
+}

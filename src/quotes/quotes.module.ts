@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { ApiKeysModule } from '../api-keys/api-keys.module.js';
+import { AuthorizeService } from './authorize.service.js';
+import { QuotesController } from './quotes.controller.js';
+import { QuoteService } from './quote.service.js';
+
+/** `POST /quote/v2`, `POST /price`, `POST /authorize`. */
+@Module({
+  imports: [CqrsModule, ApiKeysModule],
+  controllers: [QuotesController],
+  providers: [QuoteService, AuthorizeService],
+})
+export class QuotesModule {}

@@ -1,0 +1,299 @@
+import { decodeFunctionData, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { VersionedTransaction } from '@solana/web3.js';
+import { ApiKeysService } from '../../src/api-keys/api-keys.service.js';
+import { depositoryAbi } from '../../src/chains/abi/depository.js';
+import { erc20Abi } from '../../src/chains/abi/erc20.js';
+import { DATABASE, type Database } from '../../src/database/database.js';
+import { hashOrder } from '../../src/quotes/domain/order/order-data.js';
+import { startTestApp, type TestApp, waitForProjections } from '../support/app.js';
+
+const USER = privateKeyToAccount(`0x${'59'.repeat(32)}` as Hex);
+const OTHER = privateKeyToAccount(`0x${'7a'.repeat(32)}` as Hex);
+const ETH = '0x0000000000000000000000000000000000000000';
+const USDC_A = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
+const DEPOSITORY_A = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+const SVM_USER = 'Gm3vZKoGGAAbPzZpiGDVbT7zkzK6Zr2sJS4eWJmJqcbb';
+
+const bridge = (overrides: Record<string, unknown> = {}) => ({
+  user: USER.address,
+  originChainId: 31337,
+  destinationChainId: 31338,
+  originCurrency: USDC_A,
+  destinationCurrency: USDC_A,
+  amount: '25000000',
+  tradeType: 'EXACT_INPUT',
+  ...overrides,
+});
+
+/** `POST /quote/v2`, `POST /price` and `POST /authorize` on the real app over HTTP (Fastify inject), real PostgreSQL. */
+describe('quotes', () => {
+  let app: TestApp;
+  let db: Database;
+  let usdcB: string;
+
+  const post = async (url: string, body: unknown, headers: Record<string, string> = {}) => {
+    const response = await app.http.inject({ method: 'POST', url, payload: body as object, headers });
+    return { code: response.statusCode, body: response.json(), headers: response.headers };
+  };
+  const eventsOf = async (requestId: string) =>
+    (
+      await db.query<{ type: string }>(
+        'SELECT event_type AS type FROM events WHERE stream_id = $1 ORDER BY stream_revision',
+        [`request-${requestId.toLowerCase()}`],
+      )
+    ).rows.map((row) => row.type);
+  const eventCount = async () =>
+    Number((await db.query<{ n: string }>('SELECT count(*)::text AS n FROM events')).rows[0].n);
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    db = app.app.get(DATABASE);
+    const chains = (await app.http.inject({ method: 'GET', url: '/chains' })).json() as {
+      chains: { id: number; erc20Currencies?: { symbol: string; address: string }[] }[];
+    };
+    usdcB = chains.chains
+      .find((chain) => chain.id === 31338)!
+      .erc20Currencies!.find((c) => c.symbol === 'USDC')!.address;
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('quotes an ERC-20 bridge: approve + deposit steps a wallet can send, and records the request as waiting', async () => {
+    const { code, body } = await post('/quote/v2', bridge({ destinationCurrency: usdcB }));
+    expect(code).toBe(200);
+    const requestId = body.protocol.v2.orderId as Hex;
+    expect(requestId).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(hashOrder(body.protocol.v2.orderData, app.config.quotes.hubChainId)).toBe(requestId);
+    expect(body.protocol.v2.paymentDetails).toEqual({
+      chainId: 'ferry-devnet-a',
+      depository: expect.stringMatching(new RegExp(DEPOSITORY_A, 'i')),
+      currency: expect.stringMatching(new RegExp(USDC_A, 'i')),
+      amount: '25000000',
+    });
+    expect(body.steps.map((step: { id: string }) => step.id)).toEqual(['approve', 'deposit']);
+    for (const step of body.steps) {
+      expect(step.requestId).toBe(requestId);
+      expect(step.items[0].check).toEqual({
+        endpoint: `/intents/status/v3?requestId=${requestId}`,
+        method: 'GET',
+      });
+    }
+    const approve = decodeFunctionData({ abi: erc20Abi, data: body.steps[0].items[0].data.data });
+    expect(approve.functionName).toBe('approve');
+    const deposit = body.steps[1].items[0].data;
+    expect(deposit).toMatchObject({ chainId: 31337, value: '0' });
+    expect(deposit.to.toLowerCase()).toBe(DEPOSITORY_A.toLowerCase());
+    const call = decodeFunctionData({ abi: depositoryAbi, data: deposit.data });
+    expect(call.functionName).toBe('depositErc20');
+    expect(call.args).toEqual([USER.address, USDC_A, 25_000_000n, requestId]);
+
+    // A USDC → USDC bridge: no swap or platform fee; the flat 0.02 USD and the fill gas come off the output.
+    expect(body.details.operation).toBe('bridge');
+    expect(body.details.currencyIn.amount).toBe('25000000');
+    expect(BigInt(body.details.currencyOut.amount)).toBeLessThan(25_000_000n);
+    expect(BigInt(body.details.currencyOut.amount)).toBeGreaterThan(24_000_000n);
+    expect(body.fees.relayerService.amountUsd).toBe('0.02');
+    expect(body.details.expandedPriceImpact.relay.usd).toBe('0');
+
+    expect(await eventsOf(requestId)).toEqual(['RequestQuoted']);
+    const status = await app.http.inject({ method: 'GET', url: body.steps[1].items[0].check.endpoint });
+    expect(status.json()).toMatchObject({
+      status: 'waiting',
+      originChainId: 31337,
+      destinationChainId: 31338,
+    });
+  });
+
+  it('quotes a native deposit as one depositNative transaction carrying the amount', async () => {
+    const { code, body } = await post(
+      '/quote/v2',
+      bridge({ originCurrency: ETH, destinationCurrency: ETH, amount: '10000000000000000' }),
+    );
+    expect(code).toBe(200);
+    expect(body.steps).toHaveLength(1);
+    const item = body.steps[0].items[0].data;
+    expect(item.value).toBe('10000000000000000');
+    const call = decodeFunctionData({ abi: depositoryAbi, data: item.data });
+    expect(call).toEqual({ functionName: 'depositNative', args: [USER.address, body.protocol.v2.orderId] });
+  });
+
+  it('quotes EXACT_OUTPUT by solving for the input', async () => {
+    const { code, body } = await post(
+      '/quote/v2',
+      bridge({ destinationCurrency: usdcB, tradeType: 'EXACT_OUTPUT', amount: '10000000' }),
+    );
+    expect(code).toBe(200);
+    expect(body.details.currencyOut.amount).toBe('10000000');
+    expect(BigInt(body.details.currencyIn.amount)).toBeGreaterThan(10_000_000n);
+  });
+
+  it('puts app fees on the input and in the order, and on the recorded request', async () => {
+    const recipient = OTHER.address;
+    const { body } = await post(
+      '/quote/v2',
+      bridge({ destinationCurrency: usdcB, appFees: [{ recipient, fee: '100' }] }),
+    );
+    expect(body.fees.app.amount).toBe('250000');
+    expect(body.protocol.v2.orderData.fees).toEqual([
+      expect.objectContaining({ recipient: recipient.toLowerCase(), amount: '250000' }),
+    ]);
+  });
+
+  it('gives a usePermit quote one authorize signature step posting to /execute/permits', async () => {
+    const { code, body } = await post('/quote/v2', bridge({ destinationCurrency: usdcB, usePermit: true }));
+    expect(code).toBe(200);
+    expect(body.steps).toHaveLength(1);
+    expect(body.steps[0]).toMatchObject({ id: 'authorize', kind: 'signature' });
+    expect(body.steps[0].items[0].data.sign.primaryType).toBe('ReceiveWithAuthorization');
+    expect(body.steps[0].items[0].data.post.endpoint).toBe('/execute/permits');
+  });
+
+  it('builds a real serialized SVM transaction for a withdrawal from the SVM chain', async () => {
+    const chains = (await app.http.inject({ method: 'GET', url: '/chains' })).json() as {
+      chains: { id: number; currency: { address: string } }[];
+    };
+    const sol = chains.chains.find((chain) => chain.id === 792703809)!.currency.address;
+    const { code, body } = await post('/quote/v2', {
+      user: SVM_USER,
+      recipient: USER.address,
+      originChainId: 792703809,
+      destinationChainId: 31337,
+      originCurrency: sol,
+      destinationCurrency: ETH,
+      amount: '1000000000',
+      tradeType: 'EXACT_INPUT',
+    });
+    expect(code).toBe(200);
+    const data = body.steps[0].items[0].data;
+    const transaction = VersionedTransaction.deserialize(Buffer.from(data.serializedTransaction, 'base64'));
+    expect(transaction.serialize().length).toBeLessThanOrEqual(1172);
+  });
+
+  it('answers a withdrawal from perps exchange A with authorize + deposit, and records the signed nonce mapping', async () => {
+    const chains = (await app.http.inject({ method: 'GET', url: '/chains' })).json() as {
+      chains: {
+        id: number;
+        currency: { address: string };
+        erc20Currencies?: { address: string; symbol: string }[];
+      }[];
+    };
+    const perps = chains.chains.find((chain) => chain.id === 1337)!;
+    const perpsUsdc = [perps.currency, ...(perps.erc20Currencies ?? [])].find((c) =>
+      /^0x0{32}$/i.test(c.address),
+    )!.address;
+    const withdrawal = {
+      user: USER.address,
+      originChainId: 1337,
+      destinationChainId: 31338,
+      originCurrency: perpsUsdc,
+      destinationCurrency: usdcB,
+      amount: '1000000000',
+      tradeType: 'EXACT_INPUT',
+    };
+    const refused = await post('/quote/v2', withdrawal);
+    expect(refused.code).toBe(400);
+    expect(refused.body.errorCode).toBe('UNSUPPORTED_OPTION');
+
+    const { code, body } = await post('/quote/v2', { ...withdrawal, protocolVersion: 'v2' });
+    expect(code).toBe(200);
+    expect(body.steps.map((step: { id: string }) => step.id)).toEqual(['authorize', 'deposit']);
+    const sign = body.steps[0].items[0].data.sign;
+    const postBody = body.steps[0].items[0].data.post.body;
+    expect(body.steps[1].items[0].data.action.parameters.nonce).toBe(postBody.nonce);
+    const typed = {
+      domain: sign.domain,
+      types: sign.types,
+      primaryType: sign.primaryType,
+      message: { ...sign.value, nonce: BigInt(sign.value.nonce) },
+    };
+
+    const wrongSigner = await OTHER.signTypedData(typed);
+    const rejected = await post(`/authorize?signature=${wrongSigner}`, postBody);
+    expect(rejected.code).toBe(400);
+    expect(rejected.body.errorCode).toBe('INVALID_SIGNATURE');
+    const wrongNonce = await post(`/authorize?signature=${await USER.signTypedData(typed)}`, {
+      ...postBody,
+      nonce: postBody.nonce + 1,
+    });
+    expect(wrongNonce.code).toBe(400);
+    expect(wrongNonce.body.errorCode).toBe('INVALID_SIGNATURE');
+
+    const signature = await USER.signTypedData(typed);
+    const accepted = await post(`/authorize?signature=${signature}`, postBody);
+    expect(accepted).toMatchObject({ code: 200, body: { requestId: body.protocol.v2.orderId } });
+    const again = await post(`/authorize?signature=${signature}`, postBody);
+    expect(again.code).toBe(200);
+    expect(await eventsOf(body.protocol.v2.orderId)).toEqual(['RequestQuoted', 'WithdrawalAuthorized']);
+  });
+
+  it('needs a key with fee sponsorship to sponsor, and then sponsors within the cap', async () => {
+    const refused = await post('/quote/v2', bridge({ destinationCurrency: usdcB, subsidizeFees: true }));
+    expect(refused.code).toBe(400);
+    expect(refused.body.errorCode).toBe('SPONSORSHIP_NOT_ALLOWED');
+
+    const keys = app.app.get(ApiKeysService);
+    const sponsor = await keys.create({ label: 'sponsor', feeSponsorshipEnabled: true });
+    const { code, body } = await post(
+      '/quote/v2',
+      bridge({ destinationCurrency: usdcB, subsidizeFees: true }),
+      {
+        'x-api-key': sponsor.key,
+      },
+    );
+    expect(code).toBe(200);
+    expect(body.feeSponsorship.quoted.capHit).toBe(false);
+    expect(BigInt(body.feeSponsorship.quoted.sponsoredTotal.amount)).toBeGreaterThan(0n);
+    await waitForProjections(app);
+  });
+
+  it.each([
+    ['an unknown chain', bridge({ originChainId: 424242 }), 'UNSUPPORTED_CHAIN'],
+    [
+      'an unlisted currency',
+      bridge({ originCurrency: '0x1111111111111111111111111111111111111111' }),
+      'UNSUPPORTED_CURRENCY',
+    ],
+    [
+      'an EVM recipient on the SVM chain',
+      bridge({
+        destinationChainId: 792703809,
+        destinationCurrency: 'So11111111111111111111111111111111111111112',
+      }),
+      'INVALID_ADDRESS',
+    ],
+    ['a malformed amount', bridge({ amount: '1.5' }), 'INVALID_INPUT'],
+    ['a slippage above 10000', bridge({ slippageTolerance: '10001' }), 'INVALID_INPUT'],
+    ['an unknown tradeType', bridge({ tradeType: 'EXACT' }), 'INVALID_INPUT'],
+    [
+      'a malformed app fee recipient',
+      bridge({ appFees: [{ recipient: '0x12', fee: '10' }] }),
+      'INVALID_INPUT',
+    ],
+    ['an amount too small to pay the fees', bridge({ amount: '100' }), 'AMOUNT_TOO_LOW'],
+    [
+      'an SQL-looking currency',
+      bridge({ originCurrency: "0x'; DROP TABLE events; --" }),
+      'UNSUPPORTED_CURRENCY',
+    ],
+  ])('refuses %s with 400 and appends nothing', async (_name, body, errorCode) => {
+    const before = await eventCount();
+    const response = await post('/quote/v2', body);
+    expect(response.code).toBe(400);
+    expect(response.body).toMatchObject({ errorCode, message: expect.any(String) });
+    expect(await eventCount()).toBe(before);
+  });
+
+  it('answers POST /price with fees and details only, deprecation headers, and records nothing', async () => {
+    const before = await eventCount();
+    const { code, body, headers } = await post('/price', bridge({ destinationCurrency: usdcB }));
+    expect(code).toBe(200);
+    expect(Object.keys(body).sort()).toEqual(['details', 'fees']);
+    expect(body.details.steps).toBeUndefined();
+    expect(Object.keys(body.details)).not.toContain('expandedPriceImpact');
+    expect(headers.deprecation).toBe('true');
+    expect(headers.link).toContain('/quote/v2');
+    expect(await eventCount()).toBe(before);
+  });
+});
