@@ -21,6 +21,7 @@ import { PriceBook } from './domain/pricing/price-book.js';
 import { priceQuote } from './domain/pricing/price-quote.js';
 import type { PricedQuote } from './domain/pricing/priced-quote.js';
 import { buildSteps, type BuildStepsInput, depositAddressOf } from './domain/steps/build-steps.js';
+import { PERPS_A_ACTIVATION_FEE_USD } from './domain/steps/perps-a.js';
 import type { Step } from './domain/steps/step.js';
 import { type QuoteParties, resolveParties } from './quote-plan.js';
 import type { PriceRequestDto, QuoteRequestDto } from './quote-request.dto.js';
@@ -229,6 +230,11 @@ export class QuoteService {
         priceWei: destinationGas.priceWei,
         native: book.priced(destination.nativeCurrency),
       },
+      // Perps exchange A charges new deposits a 1 USD activation fee, passed through as the destination's
+      // account-opening cost (docs/quotes.md).
+      ...(destination.vmType === 'perps-a'
+        ? { destinationRent: usdInUnits(PERPS_A_ACTIVATION_FEE_USD, book.priced(destination.nativeCurrency)) }
+        : {}),
       swapFeeBps: this.config.quotes.swapFeeBps,
       swapImpactBps: this.config.quotes.swapImpactBps,
       appFees: request.appFees?.map((fee) => ({ recipient: fee.recipient, fee: fee.fee })),
@@ -429,6 +435,11 @@ function route(request: PriceRequestDto, priced: PricedQuote): QuotedRoute {
  */
 function placeholderBlockhash(requestId: string): string {
   return new PublicKey(createHash('sha256').update(requestId).digest()).toBase58();
+}
+
+/** A USD amount in a currency's smallest unit, rounded up (a fee). */
+function usdInUnits(usd: string, currency: { readonly usdPrice: string; readonly decimals: number }): bigint {
+  return toUnits(Decimal.parse(usd).div(Decimal.parse(currency.usdPrice), 'ceil'), currency.decimals, 'ceil');
 }
 
 function pick(source: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {

@@ -228,6 +228,86 @@ describe('quotes', () => {
     expect(await eventsOf(body.protocol.v2.orderId)).toEqual(['RequestQuoted', 'WithdrawalAuthorized']);
   });
 
+  it('charges deposits to perps exchange A the 1 USD activation fee', async () => {
+    const chains = (await app.http.inject({ method: 'GET', url: '/chains' })).json() as {
+      chains: { id: number; currency: { address: string } }[];
+    };
+    const perpsUsdc = chains.chains.find((chain) => chain.id === 1337)!.currency.address;
+    const deposit = { ...bridge(), destinationChainId: 1337, destinationCurrency: perpsUsdc };
+    const toExchange = await post('/quote/v2', deposit);
+    expect(toExchange.code).toBe(200);
+    // The exchange has no fill gas of its own: what the solver is paid there is the activation fee alone.
+    expect(Number(toExchange.body.fees.relayerGas.amountUsd)).toBeGreaterThanOrEqual(1);
+    expect(Number(toExchange.body.fees.relayerGas.amountUsd)).toBeLessThan(1.01);
+    expect(toExchange.body.steps.map((step: { id: string }) => step.id)).toEqual(['approve', 'deposit']);
+  });
+
+  it('quotes a native deposit-address bridge: a plain transfer to a per-request address, recorded on the request', async () => {
+    const { code, body } = await post(
+      '/quote/v2',
+      bridge({
+        originCurrency: ETH,
+        destinationCurrency: ETH,
+        amount: '10000000000000000',
+        useDepositAddress: true,
+      }),
+    );
+    expect(code).toBe(200);
+    const step = body.steps[0];
+    expect(step.depositAddress).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(step.items[0].data).toMatchObject({
+      to: step.depositAddress,
+      value: '10000000000000000',
+      data: '0x',
+    });
+    await waitForProjections(app);
+    const requests = await db.query<{ state: { v3: { depositAddress: { address: string; type: string } } } }>(
+      'SELECT state FROM requests_v3 WHERE id = $1',
+      [body.protocol.v2.orderId.toLowerCase()],
+    );
+    expect(requests.rows[0].state.v3.depositAddress).toMatchObject({
+      address: step.depositAddress,
+      type: 'strict',
+    });
+
+    const erc20 = await post('/quote/v2', bridge({ useDepositAddress: true }));
+    expect(erc20.code).toBe(400);
+    expect(erc20.body.errorCode).toBe('UNSUPPORTED_OPTION');
+  });
+
+  it('quotes destination calls as a Call request carrying the calls in the order output', async () => {
+    const txs = [{ to: OTHER.address, value: '0', data: '0xdeadbeef' }];
+    const { code, body } = await post('/quote/v2', bridge({ txs }));
+    expect(code).toBe(200);
+    expect(body.protocol.v2.orderData.output.calls).toEqual([
+      expect.objectContaining({ to: OTHER.address.toLowerCase(), data: '0xdeadbeef' }),
+    ]);
+    const recorded = await db.query<{ data: { requestType: string; features: string[] } }>(
+      "SELECT data FROM events WHERE stream_id = $1 AND event_type = 'RequestQuoted'",
+      [`request-${body.protocol.v2.orderId.toLowerCase()}`],
+    );
+    expect(recorded.rows[0].data).toMatchObject({ requestType: 'Call', features: ['calls'] });
+  });
+
+  it('gives a withdrawal from perps exchange B one transfer step whose memo is the request id', async () => {
+    const { code, body } = await post('/quote/v2', {
+      user: '281474976710650',
+      recipient: USER.address,
+      originChainId: 3586256,
+      destinationChainId: 31338,
+      originCurrency: '0',
+      destinationCurrency: usdcB,
+      amount: '50000000',
+      tradeType: 'EXACT_INPUT',
+    });
+    expect(code).toBe(200);
+    expect(body.steps).toHaveLength(1);
+    const action = body.steps[0].items[0].data.action;
+    expect(action.type).toBe('transfer');
+    expect(action.parameters).toMatchObject({ type: 'transfer', assetIndex: 3, amount: 50000000 });
+    expect(action.parameters.memo.toLowerCase()).toContain(body.protocol.v2.orderId.slice(2).toLowerCase());
+  });
+
   it('needs a key with fee sponsorship to sponsor, and then sponsors within the cap', async () => {
     const refused = await post('/quote/v2', bridge({ destinationCurrency: usdcB, subsidizeFees: true }));
     expect(refused.code).toBe(400);
