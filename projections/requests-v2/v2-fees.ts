@@ -64,15 +64,25 @@ export function v2Fees(fees: RequestV3['data']['fees']): {
   };
 }
 
-/** Pure: v2's `expandedPriceImpact` (collected values once filled, else quoted; `platform` → `relay`). */
+/**
+ * Pure: v2's `expandedPriceImpact` (collected values once filled, else quoted; `platform` → `relay`), in the
+ * quote's sign convention: each fee's effect on the user, so costs are negative and what a sponsor covers positive
+ * (docs/fees.md).
+ */
 export function v2ExpandedPriceImpact(fees: RequestV3['data']['fees']): V2ExpandedPriceImpact {
   return {
-    swap: { usd: usdOf(fees, 'swap') },
-    execution: { usd: usdOf(fees, 'execution') },
-    relay: { usd: usdOf(fees, 'platform') },
-    app: { usd: usdOf(fees, 'app') },
+    swap: { usd: negated(usdOf(fees, 'swap')) },
+    execution: { usd: negated(usdOf(fees, 'execution')) },
+    relay: { usd: negated(usdOf(fees, 'platform')) },
+    app: { usd: negated(usdOf(fees, 'app')) },
     sponsored: { usd: usdOf(fees, 'sponsored') },
   };
+}
+
+/** A decimal string with its sign flipped (zero stays `0`). */
+function negated(usd: string): string {
+  if (/^-?0*(\.0*)?$/.test(usd)) return usd.replace(/^-/, '');
+  return usd.startsWith('-') ? usd.slice(1) : `-${usd}`;
 }
 
 /** The sponsored fee in the fee currency's smallest unit (collected once filled, else quoted). */

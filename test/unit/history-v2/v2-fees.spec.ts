@@ -77,13 +77,13 @@ describe(v2Fees.name, () => {
 describe(v2ExpandedPriceImpact.name, () => {
   it('is the USD breakdown with relay for platform, collected values first', () => {
     expect(v2ExpandedPriceImpact(fees(null))).toEqual({
-      swap: { usd: '0.15' },
-      execution: { usd: '0.05' },
-      relay: { usd: '0.06' },
-      app: { usd: '0.5' },
+      swap: { usd: '-0.15' },
+      execution: { usd: '-0.05' },
+      relay: { usd: '-0.06' },
+      app: { usd: '-0.5' },
       sponsored: { usd: '0' },
     });
-    expect(v2ExpandedPriceImpact(fees({ ...quoted, platform: c('0.07') })).relay).toEqual({ usd: '0.07' });
+    expect(v2ExpandedPriceImpact(fees({ ...quoted, platform: c('0.07') })).relay).toEqual({ usd: '-0.07' });
   });
 });
 

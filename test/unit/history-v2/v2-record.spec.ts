@@ -147,14 +147,14 @@ describe(toV2Record.name, () => {
     expect(swap.data.metadata.route.destination).toBeNull();
   });
 
-  it('renders raw fees, USD fees and the expanded price impact with relay for platform', () => {
+  it('renders raw fees, USD fees and the expanded price impact with relay for platform, costs negative', () => {
     expect(done.data.fees).toEqual({ gas: '0', fixed: '20000', price: '0', gateway: '0' });
     expect(done.data.feesUsd).toEqual({ gas: '0', fixed: '0.02', price: '0', gateway: '0' });
     expect(done.data.expandedPriceImpact).toEqual({
       swap: { usd: '0' },
-      execution: { usd: '0.02' },
+      execution: { usd: '-0.02' },
       relay: { usd: '0' },
-      app: { usd: quote.fees.app.usd },
+      app: { usd: quote.fees.app.usd === '0' ? '0' : `-${quote.fees.app.usd}` },
       sponsored: { usd: '0' },
     });
   });

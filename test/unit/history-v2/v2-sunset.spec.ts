@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadAppConfig, type V2Schedule } from '../../../src/config/app-config.js';
@@ -80,6 +80,7 @@ describe('the v2 section of configs/app.<env>.json', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ferry-v2-config-'));
     const base = JSON.parse(readFileSync(resolve('configs/app.test.json'), 'utf8'));
     writeFileSync(join(dir, 'app.test.json'), JSON.stringify({ ...base, v2 }));
+    copyFileSync(resolve('configs/chains.test.json'), join(dir, 'chains.test.json'));
     return () => loadAppConfig({ ENVIRONMENT: 'test', DATA_DIR: 'memory://v2-config' }, dir);
   };
   const valid = {
