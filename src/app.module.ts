@@ -1,6 +1,7 @@
 import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { ProjectionsModule } from '../projections/projections.module.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
+import { ChainRuntimeModule } from './chains/chain-runtime.module.js';
 import { ChainsModule } from './chains/chains.module.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
@@ -40,6 +41,7 @@ export class AppModule {
         WebhooksModule,
         ChainsModule.forRoot(config.chains),
         QuotesModule,
+        ChainRuntimeModule,
         ...extraModules,
       ],
     };

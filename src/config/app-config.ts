@@ -39,6 +39,22 @@ export interface AppConfig {
   /** Chains and currencies from `configs/chains.<ENVIRONMENT>.json` (docs/chains.md). */
   readonly chains: ChainRegistry;
   readonly quotes: QuotesConfig;
+  readonly chainRuntime: ChainRuntimeConfig;
+}
+
+/** The processes that talk to chains: the watcher, the solver, the relayer of the execute path (docs/chains.md). */
+export interface ChainRuntimeConfig {
+  /** Whether this process watches the EVM chains that have an RPC for deposits. */
+  readonly watcherRun: boolean;
+  readonly pollIntervalMs: number;
+  /** Most blocks one `eth_getLogs` asks for. */
+  readonly maxBlockRange: number;
+  /** Whether this process fills and refunds (development and tests: Ferry's own solver). */
+  readonly solverRun: boolean;
+  /** The solver's key (fills on destinations, refunds on origins); null: no solver here. */
+  readonly solverPrivateKey: `0x${string}` | null;
+  /** The relayer's key: sends permit deposits for `usePermit` quotes (`POST /execute/permits`). */
+  readonly relayerPrivateKey: `0x${string}` | null;
 }
 
 /** How quotes are priced and how long they live (docs/fees.md, docs/quotes.md). */
@@ -134,6 +150,14 @@ export function loadAppConfig(env: Env, configDir = resolve('configs')): AppConf
     adminApiToken: adminApiToken(env),
     chains: loadChainRegistry(env, environment, configDir),
     quotes: quotesConfig(read),
+    chainRuntime: {
+      watcherRun: read.boolean('chainRuntime.watcherRun'),
+      pollIntervalMs: read.integer('chainRuntime.pollIntervalMs', 10, 600_000),
+      maxBlockRange: read.integer('chainRuntime.maxBlockRange', 1, 100_000),
+      solverRun: read.boolean('chainRuntime.solverRun'),
+      solverPrivateKey: privateKey(env, 'SOLVER_PRIVATE_KEY', read, 'chainRuntime.solverPrivateKey'),
+      relayerPrivateKey: privateKey(env, 'RELAYER_PRIVATE_KEY', read, 'chainRuntime.relayerPrivateKey'),
+    },
     // Last: it may create the development secret file, which only a valid configuration should do.
     apiKeys: apiKeysConfig(env, environment, read),
   };
@@ -171,6 +195,20 @@ function apiKeysConfig(env: Env, environment: string, read: ConfigReader): AppCo
 }
 
 const USD = /^[0-9]+(\.[0-9]+)?$/;
+const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
+
+/**
+ * A private key from its variable (never from a file in git), or the config's development default (well-known
+ * Hardhat test keys); empty means none. The value is never echoed in errors.
+ */
+function privateKey(env: Env, variable: string, read: ConfigReader, path: string): `0x${string}` | null {
+  const fromEnv = env[variable];
+  const value = fromEnv !== undefined && fromEnv !== '' ? fromEnv : read.optionalText(path);
+  if (value === null || value === '') return null;
+  if (!PRIVATE_KEY.test(value))
+    throw new ConfigError(variable, 'must be a 32-byte hex private key (0x + 64 hex digits)');
+  return value as `0x${string}`;
+}
 
 function quotesConfig(read: ConfigReader): QuotesConfig {
   const prices = read.stringMap('quotes.prices', USD, 'a decimal USD price such as "3000" or "0.9998"');
@@ -300,6 +338,15 @@ class ConfigReader {
       throw this.error(path, `must be ${expected} (got ${JSON.stringify(raw)})`);
     }
     return text;
+  }
+
+  /** A string, or null when the key is absent or empty. */
+  optionalText(path: string): string | null {
+    let node: unknown = this.file.value;
+    for (const key of path.split('.')) {
+      node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined;
+    }
+    return typeof node === 'string' && node !== '' ? node : null;
   }
 
   /** An object of strings matching `pattern` (keys may contain dots: `USDC.e`). */

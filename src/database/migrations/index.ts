@@ -2,6 +2,7 @@ import { EventStore1763770000000 } from './1763770000000-event-store.js';
 import { Projections1763770100000 } from './1763770100000-projections.js';
 import { ApiKeys1763770200000 } from './1763770200000-api-keys.js';
 import { Webhooks1763770300000 } from './1763770300000-webhooks.js';
+import { Chains1763770400000 } from './1763770400000-chains.js';
 
 /** Every migration, in order. Adding one never edits the data source. */
 export const migrations = [
@@ -9,4 +10,5 @@ export const migrations = [
   Projections1763770100000,
   ApiKeys1763770200000,
   Webhooks1763770300000,
+  Chains1763770400000,
 ];

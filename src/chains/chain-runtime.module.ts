@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { ExecuteController } from '../execute/execute.controller.js';
+import { ExecuteService } from '../execute/execute.service.js';
+import { ChainRuntime } from './chain-runtime.service.js';
+import { TransactionsController } from './transactions.controller.js';
+
+/** The chain watcher, the solver, `POST /transactions/index` and the execute path (`POST /execute/permits`). */
+@Module({
+  imports: [CqrsModule],
+  controllers: [TransactionsController, ExecuteController],
+  providers: [ChainRuntime, ExecuteService],
+  exports: [ChainRuntime],
+})
+export class ChainRuntimeModule {}

@@ -1,0 +1,78 @@
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { CLOCK, type Clock } from '../common/clock.js';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import { DATABASE, type Database } from '../database/database.js';
+import { EVENT_STORE, type EventStore } from '../event-store/event-store.js';
+import { Solver } from '../solver/solver.js';
+import { ChainWatcher } from './watcher/chain-watcher.js';
+
+/**
+ * Starts what talks to chains in this process, as configured (`chainRuntime`): the chain watcher over every EVM chain
+ * with an RPC, and Ferry's own solver when it has a key. Both stop before the application shuts down.
+ */
+@Injectable()
+export class ChainRuntime implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Chains');
+  readonly watcher: ChainWatcher;
+  readonly solver: Solver | null;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(DATABASE) db: Database,
+    @Inject(EVENT_STORE) store: EventStore,
+    commands: CommandBus,
+    @Inject(CLOCK) clock: Clock,
+  ) {
+    const runtime = config.chainRuntime;
+    this.watcher = new ChainWatcher(db, ChainWatcher.watchable(config.chains.all()), commands, clock, {
+      pollIntervalMs: runtime.pollIntervalMs,
+      maxBlockRange: runtime.maxBlockRange,
+      onError: (chain, error) =>
+        this.warnThrottled(`watcher:${chain.id}`, `watcher on chain ${chain.id}`, error),
+      onRejected: (chain, deposit, error) =>
+        this.logger.warn(
+          `chain ${chain.id}: deposit ${deposit.txHash} for ${deposit.requestId} not taken: ${error.code} ${error.message}`,
+        ),
+    });
+    this.solver = runtime.solverPrivateKey
+      ? new Solver(db, store, config.chains, commands, clock, {
+          privateKey: runtime.solverPrivateKey,
+          pollIntervalMs: runtime.pollIntervalMs,
+          batchSize: 50,
+          leaseMs: 60_000,
+          onError: (error) => this.warnThrottled('solver', 'solver', error),
+        })
+      : null;
+  }
+
+  private readonly lastWarned = new Map<string, number>();
+
+  /** A failing chain (no devnet running, an RPC down) is reported once a minute, not on every poll. */
+  private warnThrottled(key: string, what: string, error: unknown): void {
+    const now = Date.now();
+    if (now - (this.lastWarned.get(key) ?? 0) < 60_000) return;
+    this.lastWarned.set(key, now);
+    this.logger.warn(
+      `${what}: ${(error as Error).message?.split('\n')[0] ?? String(error)} (repeats muted for 60 s)`,
+    );
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const runtime = this.config.chainRuntime;
+    if (runtime.watcherRun) this.watcher.start();
+    if (runtime.solverRun && this.solver) await this.solver.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.watcher.stop();
+    await this.solver?.stop();
+  }
+}

@@ -1,0 +1,251 @@
+import type { CommandBus } from '@nestjs/cqrs';
+import {
+  type Address,
+  createPublicClient,
+  decodeEventLog,
+  type Hash,
+  http,
+  type Log,
+  type PublicClient,
+} from 'viem';
+import type { Clock } from '../../common/clock.js';
+import { followUntilAborted } from '../../common/follow-loop.js';
+import type { Database } from '../../database/database.js';
+import { ExecuteRequestCommand } from '../../requests/commands/execute-request.command.js';
+import { RequestDomainError } from '../../requests/domain/request-decide.js';
+import { depositoryAbi } from '../abi/depository.js';
+import type { ChainInfo } from '../chain.js';
+
+/** One deposit the depository reported: its order id (= request id) and what was paid. */
+export interface DepositLog {
+  readonly requestId: string;
+  readonly depositor: string;
+  /** The token, or the zero address for the native currency. */
+  readonly currency: string;
+  readonly amount: bigint;
+  readonly txHash: Hash;
+  readonly blockNumber: bigint;
+}
+
+export interface WatcherOptions {
+  readonly pollIntervalMs: number;
+  readonly maxBlockRange: number;
+  readonly onError?: (chain: ChainInfo, error: unknown) => void;
+  /** A deposit the request would not take (unknown id, illegal transition): logged for operators. */
+  readonly onRejected?: (chain: ChainInfo, deposit: DepositLog, error: RequestDomainError) => void;
+}
+
+const NATIVE = '0x0000000000000000000000000000000000000000';
+
+/**
+ * Watches the depository of each EVM chain with an RPC and turns deposits into commands on their request:
+ * `DetectDeposit` when a deposit is first seen (the request stays `waiting`, history lists it) and
+ * `ConfirmDeposit` once its block is final (`pending`). Two cursors per chain, stored in `chain_cursors`: the last
+ * block scanned for deposits seen and the last final block scanned for deposits confirmed. Confirmation re-reads the
+ * logs of final blocks from the chain as it is then, so a deposit whose block was replaced by a reorg inside the
+ * finality window is never confirmed. Commands carry deterministic event ids, so rescanning a range (after a
+ * restart or a reorg) appends nothing twice.
+ */
+export class ChainWatcher {
+  private readonly clients = new Map<number, PublicClient>();
+  private readonly abort = new AbortController();
+  private loops: Promise<void>[] = [];
+
+  constructor(
+    private readonly db: Database,
+    private readonly chains: readonly ChainInfo[],
+    private readonly commands: CommandBus,
+    private readonly clock: Clock,
+    private readonly options: WatcherOptions,
+  ) {}
+
+  /** The chains this watcher can read: EVM, with an RPC, open for deposits. */
+  static watchable(chains: readonly ChainInfo[]): ChainInfo[] {
+    return chains.filter((chain) => chain.vmType === 'evm' && chain.rpcUrl && chain.depositEnabled);
+  }
+
+  start(): void {
+    const signal = this.abort.signal;
+    this.loops = this.chains.map((chain) =>
+      followUntilAborted(
+        signal,
+        async () => (await this.poll(chain)) > 0,
+        () => sleep(this.options.pollIntervalMs, signal),
+        (error) => this.options.onError?.(chain, error),
+      ),
+    );
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await Promise.all(this.loops);
+    this.loops = [];
+  }
+
+  /** One round on one chain: deposits seen since the last round, then deposits now final. Returns blocks scanned. */
+  async poll(chain: ChainInfo): Promise<number> {
+    const client = this.client(chain);
+    const head = await client.getBlockNumber();
+    const cursor = await this.cursor(chain, head);
+    // A reorg to a shorter chain: scan the new blocks again from the new head.
+    const seenFrom = (cursor.seen > head ? head : cursor.seen) + 1n;
+    const seenTo = min(head, seenFrom + BigInt(this.options.maxBlockRange) - 1n);
+    const finalHead = head - BigInt(Math.max(0, chain.finality.blocks - 1));
+    const finalFrom = cursor.final + 1n;
+    const finalTo = min(finalHead, finalFrom + BigInt(this.options.maxBlockRange) - 1n);
+
+    if (seenTo >= seenFrom) {
+      for (const deposit of await this.deposits(chain, seenFrom, seenTo)) await this.detect(chain, deposit);
+    }
+    if (finalTo >= finalFrom) {
+      for (const deposit of await this.deposits(chain, finalFrom, finalTo))
+        await this.confirm(chain, deposit);
+    }
+    const seen = seenTo >= seenFrom ? seenTo : min(cursor.seen, head);
+    const final = finalTo >= finalFrom ? finalTo : cursor.final;
+    await this.db.query(
+      `UPDATE chain_cursors SET seen_block = $2, final_block = $3, updated_at = now() WHERE chain_id = $1`,
+      [chain.id, seen.toString(), final.toString()],
+    );
+    return Number(max(0n, seenTo - seenFrom + 1n) + max(0n, finalTo - finalFrom + 1n));
+  }
+
+  /**
+   * `POST /transactions/index`: the deposits of one transaction, handled now rather than at the next round
+   * (detected, and confirmed when its block is already final). Returns how many deposits it carried.
+   */
+  async indexTransaction(chain: ChainInfo, txHash: Hash): Promise<{ deposits: number; final: boolean }> {
+    const client = this.client(chain);
+    const receipt = await client.getTransactionReceipt({ hash: txHash });
+    const head = await client.getBlockNumber();
+    const final = head - receipt.blockNumber + 1n >= BigInt(chain.finality.blocks);
+    const deposits = receipt.status === 'success' ? this.decode(chain, receipt.logs) : [];
+    for (const deposit of deposits) {
+      await this.detect(chain, deposit);
+      if (final) await this.confirm(chain, deposit);
+    }
+    return { deposits: deposits.length, final };
+  }
+
+  private async cursor(chain: ChainInfo, head: bigint): Promise<{ seen: bigint; final: bigint }> {
+    // A chain watched for the first time: from its start when short (devnets), else from a recent window.
+    const start = head > 10_000n ? head - 1_000n : -1n;
+    await this.db.query(
+      `INSERT INTO chain_cursors (chain_id, seen_block, final_block) VALUES ($1, $2, $2)
+       ON CONFLICT (chain_id) DO NOTHING`,
+      [chain.id, start.toString()],
+    );
+    const { rows } = await this.db.query<{ seen_block: string; final_block: string }>(
+      'SELECT seen_block::text, final_block::text FROM chain_cursors WHERE chain_id = $1',
+      [chain.id],
+    );
+    return { seen: BigInt(rows[0].seen_block), final: BigInt(rows[0].final_block) };
+  }
+
+  private async deposits(chain: ChainInfo, fromBlock: bigint, toBlock: bigint): Promise<DepositLog[]> {
+    const logs = await this.client(chain).getLogs({
+      address: chain.depository as Address,
+      fromBlock,
+      toBlock,
+    });
+    return this.decode(chain, logs);
+  }
+
+  private decode(chain: ChainInfo, logs: readonly Log[]): DepositLog[] {
+    const deposits: DepositLog[] = [];
+    for (const log of logs) {
+      if (log.address.toLowerCase() !== chain.depository.toLowerCase() || log.transactionHash === null)
+        continue;
+      let decoded;
+      try {
+        decoded = decodeEventLog({ abi: depositoryAbi, data: log.data, topics: log.topics });
+      } catch {
+        continue;
+      }
+      if (decoded.eventName !== 'NativeDeposit' && decoded.eventName !== 'Erc20Deposit') continue;
+      const args = decoded.args as { id: Hash; depositor: Address; amount: bigint; token?: Address };
+      deposits.push({
+        requestId: args.id.toLowerCase(),
+        depositor: args.depositor,
+        currency: decoded.eventName === 'Erc20Deposit' ? args.token! : NATIVE,
+        amount: args.amount,
+        txHash: log.transactionHash,
+        blockNumber: log.blockNumber!,
+      });
+    }
+    return deposits;
+  }
+
+  private async detect(chain: ChainInfo, deposit: DepositLog): Promise<void> {
+    const facts = await this.facts(chain, deposit);
+    await this.execute(chain, deposit, {
+      type: 'DetectDeposit',
+      data: { ...facts, detectedAt: this.clock.now().toISOString() },
+    });
+  }
+
+  private async confirm(chain: ChainInfo, deposit: DepositLog): Promise<void> {
+    const facts = await this.facts(chain, deposit);
+    await this.execute(chain, deposit, {
+      type: 'ConfirmDeposit',
+      data: { ...facts, confirmedAt: this.clock.now().toISOString() },
+    });
+  }
+
+  /** The chain facts a deposit command carries: block time and the fee its sender paid. */
+  private async facts(chain: ChainInfo, deposit: DepositLog) {
+    const client = this.client(chain);
+    const [block, receipt] = await Promise.all([
+      client.getBlock({ blockNumber: deposit.blockNumber }),
+      client.getTransactionReceipt({ hash: deposit.txHash }),
+    ]);
+    return {
+      chainId: chain.id,
+      txHash: deposit.txHash,
+      block: Number(deposit.blockNumber),
+      timestamp: Number(block.timestamp),
+      fee: (receipt.gasUsed * receipt.effectiveGasPrice).toString(),
+      amount: deposit.amount.toString(),
+      currency: deposit.currency,
+      depositor: deposit.depositor,
+      depository: chain.depository,
+    };
+  }
+
+  private async execute(
+    chain: ChainInfo,
+    deposit: DepositLog,
+    command: ConstructorParameters<typeof ExecuteRequestCommand>[1],
+  ): Promise<void> {
+    try {
+      await this.commands.execute(
+        new ExecuteRequestCommand(deposit.requestId, command, { actor: 'chain-watcher', chainId: chain.id }),
+      );
+    } catch (error) {
+      if (!(error instanceof RequestDomainError)) throw error;
+      this.options.onRejected?.(chain, deposit, error);
+    }
+  }
+
+  private client(chain: ChainInfo): PublicClient {
+    let client = this.clients.get(chain.id);
+    if (!client) {
+      client = createPublicClient({ transport: http(chain.rpcUrl!, { retryCount: 2 }) }) as PublicClient;
+      this.clients.set(chain.id, client);
+    }
+    return client;
+  }
+}
+
+const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);
+const max = (a: bigint, b: bigint): bigint => (a > b ? a : b);
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
