@@ -21,3 +21,22 @@ export const depositoryAbi = parseAbi([
   'event NativeDeposit(bytes32 indexed id, address indexed depositor, uint256 amount)',
   'event Erc20Deposit(bytes32 indexed id, address indexed depositor, address indexed token, uint256 amount)',
 ]);
+
+/**
+ * The depository's other entries: its owner (the solver) withdraws what deposits collected to rebalance between
+ * chains, and the errors a call can revert with (so viem names them). Kept apart from `depositoryAbi`, which is
+ * exactly what deposit steps encode and the chain watcher decodes.
+ */
+export const depositoryAdminAbi = parseAbi([
+  'function owner() view returns (address)',
+  /** Moves `amount` of `token` (the zero address: the native currency) to `to`. Owner only. */
+  'function withdraw(address token, address to, uint256 amount)',
+  'function transferOwnership(address newOwner)',
+  'event Withdrawal(address indexed token, address indexed to, uint256 amount)',
+  'event OwnershipTransferred(address indexed previousOwner, address indexed newOwner)',
+  'error ZeroAmount()',
+  'error ZeroAddress()',
+  'error NotOwner(address caller)',
+  'error WrongNonce(bytes32 expected, bytes32 actual)',
+  'error TransferFailed(address token)',
+]);
