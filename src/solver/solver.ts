@@ -76,6 +76,7 @@ export class Solver {
   private loops: Promise<void>[] = [];
   private readonly publics = new Map<number, PublicClient>();
   private readonly wallets = new Map<number, WalletClient>();
+  private readonly sending = new Map<number, Promise<void>>();
 
   constructor(
     private readonly db: Database,
@@ -103,6 +104,7 @@ export class Solver {
     this.loops = [
       followUntilAborted(signal, () => this.queueJobs(), idle, onError),
       followUntilAborted(signal, () => this.work(), idle, onError),
+      followUntilAborted(signal, () => this.returnUnmatched(), idle, onError),
     ];
   }
 
@@ -137,6 +139,69 @@ export class Solver {
       [this.options.batchSize, String(this.options.leaseMs)],
     );
     await Promise.all(rows.map((job) => this.run(job)));
+    return rows.length > 0;
+  }
+
+  /**
+   * Returns deposits no request could take (`unmatched_deposits`) to their depositor, on their chain, tagged with
+   * the id they carried. True when there were any.
+   */
+  async returnUnmatched(): Promise<boolean> {
+    const { rows } = await this.db.query<{
+      chain_id: string;
+      tx_hash: string;
+      log_index: number;
+      request_id: string;
+      depositor: string;
+      currency: string;
+      amount: string;
+      refund_tx_hash: string | null;
+    }>(
+      `WITH due AS (
+         SELECT chain_id, tx_hash, log_index FROM unmatched_deposits
+          WHERE state IN ('pending', 'sent') AND next_attempt_at <= now()
+            AND (leased_until IS NULL OR leased_until < now())
+          ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+       UPDATE unmatched_deposits u SET leased_until = now() + ($2 || ' milliseconds')::interval, attempts = attempts + 1
+         FROM due WHERE (u.chain_id, u.tx_hash, u.log_index) = (due.chain_id, due.tx_hash, due.log_index)
+       RETURNING u.chain_id::text, u.tx_hash, u.log_index, u.request_id, u.depositor, u.currency, u.amount::text,
+                 u.refund_tx_hash`,
+      [this.options.batchSize, String(this.options.leaseMs)],
+    );
+    await Promise.all(
+      rows.map(async (row) => {
+        const key = [row.chain_id, row.tx_hash, row.log_index];
+        try {
+          const chain = this.chains.chain(Number(row.chain_id));
+          let hash = row.refund_tx_hash as Hash | null;
+          if (!hash) {
+            hash = await this.send(
+              chain,
+              transferCall(row.currency, row.depositor, BigInt(row.amount), row.request_id as Hex),
+            );
+            await this.db.query(
+              `UPDATE unmatched_deposits SET state = 'sent', refund_tx_hash = $4, updated_at = now()
+                WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3`,
+              [...key, hash],
+            );
+          }
+          const receipt = await this.publicClient(chain).waitForTransactionReceipt({ hash });
+          await this.db.query(
+            `UPDATE unmatched_deposits SET state = $4, leased_until = NULL, updated_at = now()
+              WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3`,
+            [...key, receipt.status === 'success' ? 'done' : 'failed'],
+          );
+        } catch (error) {
+          await this.db.query(
+            `UPDATE unmatched_deposits SET leased_until = NULL, last_error = $4, updated_at = now(),
+                    next_attempt_at = now() + least(attempts, 10) * interval '1 second'
+              WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3`,
+            [...key, String((error as Error).message ?? error).slice(0, 1000)],
+          );
+          this.options.onError?.(error);
+        }
+      }),
+    );
     return rows.length > 0;
   }
 
@@ -384,14 +449,29 @@ export class Solver {
     );
   }
 
-  private async send(chain: ChainInfo, call: FillCall): Promise<Hash> {
-    return this.walletClient(chain).sendTransaction({
-      account: this.account,
-      chain: null,
-      to: call.to,
-      value: call.value,
-      data: call.data,
-    });
+  /**
+   * Sends from the solver's account, one transaction at a time per chain: concurrent jobs would otherwise read the
+   * same pending nonce and collide. Waiting for receipts is not serialised, only the sending.
+   */
+  private send(chain: ChainInfo, call: FillCall): Promise<Hash> {
+    const previous = this.sending.get(chain.id) ?? Promise.resolve();
+    const sent = previous.then(() =>
+      this.walletClient(chain).sendTransaction({
+        account: this.account,
+        chain: null,
+        to: call.to,
+        value: call.value,
+        data: call.data,
+      }),
+    );
+    this.sending.set(
+      chain.id,
+      sent.then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
+    return sent;
   }
 
   private async execute(requestId: string, command: RequestCommand): Promise<void> {

@@ -25,6 +25,7 @@ export interface DepositLog {
   readonly amount: bigint;
   readonly txHash: Hash;
   readonly blockNumber: bigint;
+  readonly logIndex: number;
 }
 
 export interface WatcherOptions {
@@ -171,6 +172,7 @@ export class ChainWatcher {
         amount: args.amount,
         txHash: log.transactionHash,
         blockNumber: log.blockNumber!,
+        logIndex: log.logIndex ?? 0,
       });
     }
     return deposits;
@@ -184,12 +186,31 @@ export class ChainWatcher {
     });
   }
 
+  /**
+   * A final deposit confirms its request; one the request cannot take (no such request, a second deposit, a
+   * request that already ended) is kept in `unmatched_deposits` for the solver to return to its depositor.
+   */
   private async confirm(chain: ChainInfo, deposit: DepositLog): Promise<void> {
     const facts = await this.facts(chain, deposit);
-    await this.execute(chain, deposit, {
+    const rejected = await this.execute(chain, deposit, {
       type: 'ConfirmDeposit',
       data: { ...facts, confirmedAt: this.clock.now().toISOString() },
     });
+    if (!rejected) return;
+    await this.db.query(
+      `INSERT INTO unmatched_deposits (chain_id, tx_hash, log_index, request_id, depositor, currency, amount, reason)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+      [
+        chain.id,
+        deposit.txHash.toLowerCase(),
+        deposit.logIndex,
+        deposit.requestId,
+        deposit.depositor,
+        deposit.currency,
+        deposit.amount.toString(),
+        rejected.code === 'REQUEST_NOT_FOUND' ? 'UNKNOWN_REQUEST' : 'REQUEST_CANNOT_TAKE_DEPOSIT',
+      ],
+    );
   }
 
   /** The chain facts a deposit command carries: block time and the fee its sender paid. */
@@ -216,14 +237,16 @@ export class ChainWatcher {
     chain: ChainInfo,
     deposit: DepositLog,
     command: ConstructorParameters<typeof ExecuteRequestCommand>[1],
-  ): Promise<void> {
+  ): Promise<RequestDomainError | null> {
     try {
       await this.commands.execute(
         new ExecuteRequestCommand(deposit.requestId, command, { actor: 'chain-watcher', chainId: chain.id }),
       );
+      return null;
     } catch (error) {
       if (!(error instanceof RequestDomainError)) throw error;
       this.options.onRejected?.(chain, deposit, error);
+      return error;
     }
   }
 

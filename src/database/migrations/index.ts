@@ -3,6 +3,7 @@ import { Projections1763770100000 } from './1763770100000-projections.js';
 import { ApiKeys1763770200000 } from './1763770200000-api-keys.js';
 import { Webhooks1763770300000 } from './1763770300000-webhooks.js';
 import { Chains1763770400000 } from './1763770400000-chains.js';
+import { UnmatchedDeposits1763770500000 } from './1763770500000-unmatched-deposits.js';
 
 /** Every migration, in order. Adding one never edits the data source. */
 export const migrations = [
@@ -11,4 +12,5 @@ export const migrations = [
   ApiKeys1763770200000,
   Webhooks1763770300000,
   Chains1763770400000,
+  UnmatchedDeposits1763770500000,
 ];

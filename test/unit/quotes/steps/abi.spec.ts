@@ -55,11 +55,13 @@ describe('Depository ABI (the contract the Solidity depository matches)', () => 
 });
 
 describe('Token ABIs', () => {
-  it('covers approve, allowance, balanceOf and EIP-3009 receiveWithAuthorization', () => {
+  it('covers approve, allowance, balanceOf, transfer (the solver) and EIP-3009 receiveWithAuthorization', () => {
     expect(signatures(erc20Abi)).toEqual([
       'function approve(address,uint256) nonpayable returns (bool)',
       'function allowance(address,address) view returns (uint256)',
       'function balanceOf(address) view returns (uint256)',
+      'function transfer(address,uint256) nonpayable returns (bool)',
+      'event Transfer(address,address,uint256)',
     ]);
     expect(signatures(eip3009Abi)[0]).toBe(
       'function receiveWithAuthorization(address,address,uint256,uint256,uint256,bytes32,uint8,bytes32,bytes32) nonpayable',
