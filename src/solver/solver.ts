@@ -54,6 +54,8 @@ interface RequestFacts {
   readonly quote: RequestQuotedData;
   readonly deposit: DepositConfirmedData | null;
   readonly status: string;
+  /** The quote had expired (the sweeper recorded it) before any deposit was seen. */
+  readonly expiredBeforeDeposit: boolean;
 }
 
 /**
@@ -251,10 +253,11 @@ export class Solver {
   }
 
   /** Fills a confirmed deposit; returns how the job ends. */
-  private async fill(job: SolverJob, { quote, deposit, status }: RequestFacts): Promise<'done' | 'failed'> {
+  private async fill(job: SolverJob, facts: RequestFacts): Promise<'done' | 'failed'> {
+    const { quote, deposit, status } = facts;
     if (status !== 'pending' && !(status === 'submitted' && job.state === 'sent')) return 'done';
     if (!deposit) return 'done';
-    const mismatch = depositMismatch(quote, deposit);
+    const mismatch = depositMismatch(quote, deposit, facts.expiredBeforeDeposit);
     if (mismatch) {
       await this.execute(quote.requestId, {
         type: 'RecordFillFailure',
@@ -434,11 +437,21 @@ export class Solver {
     if (!quoted) throw new Error(`No quote for request ${requestId}`);
     let deposit: DepositConfirmedData | null = null;
     let status = 'waiting';
+    let expiredBeforeDeposit = false;
+    let depositSeen = false;
     for (const event of events) {
       if (event.type === 'DepositConfirmed') deposit = event.data as DepositConfirmedData;
+      if (
+        event.type === 'DepositDetected' ||
+        event.type === 'DepositConfirmed' ||
+        event.type === 'DepositSubmitted'
+      ) {
+        depositSeen = true;
+      }
+      if (event.type === 'RequestExpired' && !depositSeen) expiredBeforeDeposit = true;
       status = STATUS_AFTER[event.type]?.(status) ?? status;
     }
-    return { quote: quoted.data as RequestQuotedData, deposit, status };
+    return { quote: quoted.data as RequestQuotedData, deposit, status, expiredBeforeDeposit };
   }
 
   private async markSent(job: SolverJob, chainId: number, txHash: Hash): Promise<void> {
@@ -542,7 +555,14 @@ function refundRecipient(quote: RequestQuotedData): string {
 function depositMismatch(
   quote: RequestQuotedData,
   deposit: DepositConfirmedData,
+  expiredBeforeDeposit: boolean,
 ): { reason: string; details: string } | null {
+  if (expiredBeforeDeposit) {
+    return {
+      reason: 'DEPOSIT_AFTER_EXPIRY',
+      details: `the quote expired at ${quote.quoteExpiresAt}, before the deposit`,
+    };
+  }
   if (deposit.currency.toLowerCase() !== quote.currencyIn.currency.address.toLowerCase()) {
     return {
       reason: 'DEPOSIT_CURRENCY_MISMATCH',

@@ -226,6 +226,35 @@ describe('cross-chain requests on two local chains', () => {
     expect((await balanceOf(b, usdcB, user.address)) - before).toBe(BigInt(quote.details.currencyOut.amount));
   });
 
+  it('reads the chain for quotes: the user balance, and no approve step when the allowance is enough', async () => {
+    const usdcA = a.deployment.usdc;
+    await sendFrom(
+      a,
+      a.accounts.user.privateKey,
+      usdcA,
+      encodeFunctionData({
+        abi: erc20Abi,
+        functionName: 'approve',
+        args: [a.deployment.depository, 10n ** 12n],
+      }),
+    );
+    const quote = (await quoteOf({
+      originCurrency: usdcA,
+      destinationCurrency: b.deployment.usdc,
+      amount: '1000000',
+    })) as Quote & {
+      details: { userBalance?: string };
+    };
+    expect(quote.steps.map((step) => step.id)).toEqual(['deposit']);
+    expect(quote.details.userBalance).toBe((await balanceOf(a, usdcA, user.address)).toString());
+    await sendFrom(
+      a,
+      a.accounts.user.privateKey,
+      usdcA,
+      encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [a.deployment.depository, 0n] }),
+    );
+  });
+
   it('takes a gasless permit deposit through /execute/permits: depositing, then success', async () => {
     const { body } = await post('/quote/v2', {
       user: user.address,
