@@ -36,7 +36,11 @@ export class ChainRuntime implements OnApplicationBootstrap, BeforeApplicationSh
       pollIntervalMs: runtime.pollIntervalMs,
       maxBlockRange: runtime.maxBlockRange,
       onError: (chain, error) =>
-        this.warnThrottled(`watcher:${chain.id}`, `watcher on chain ${chain.id}`, error),
+        this.warnThrottled(
+          `watcher:${chain.id}`,
+          `watcher on chain ${chain.id} (RPC from ${chain.rpcUrlVariable ?? 'config'}; a devnet? npm run devnet)`,
+          error,
+        ),
       onRejected: (chain, deposit, error) =>
         this.logger.warn(
           `chain ${chain.id}: deposit ${deposit.txHash} for ${deposit.requestId} not taken: ${error.code} ${error.message}`,

@@ -19,3 +19,17 @@ export async function followUntilAborted(
     if (!busy && !signal.aborted) await idle();
   }
 }
+
+/** Waits `ms`, or less when `signal` aborts first; leaves no listener behind either way. */
+export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

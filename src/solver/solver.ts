@@ -20,7 +20,7 @@ import { erc20Abi } from '../chains/abi/erc20.js';
 import type { ChainInfo } from '../chains/chain.js';
 import type { ChainRegistry } from '../chains/chain-registry.js';
 import type { Clock } from '../common/clock.js';
-import { followUntilAborted } from '../common/follow-loop.js';
+import { followUntilAborted, sleepUnlessAborted } from '../common/follow-loop.js';
 import type { Database, SqlExecutor } from '../database/database.js';
 import type { EventStore, RecordedEvent } from '../event-store/event-store.js';
 import { ExecuteRequestCommand } from '../requests/commands/execute-request.command.js';
@@ -101,7 +101,7 @@ export class Solver {
       [SOLVER_CONSUMER],
     );
     const signal = this.abort.signal;
-    const idle = () => sleep(this.options.pollIntervalMs, signal);
+    const idle = () => sleepUnlessAborted(this.options.pollIntervalMs, signal);
     const onError = (error: unknown) => this.options.onError?.(error);
     this.loops = [
       followUntilAborted(signal, () => this.queueJobs(), idle, onError),
@@ -612,13 +612,3 @@ const viemChain = (chain: ChainInfo): Chain => ({
   },
   rpcUrls: { default: { http: [rpcOf(chain)] } },
 });
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-}

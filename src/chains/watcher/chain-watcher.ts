@@ -9,7 +9,7 @@ import {
   type PublicClient,
 } from 'viem';
 import type { Clock } from '../../common/clock.js';
-import { followUntilAborted } from '../../common/follow-loop.js';
+import { followUntilAborted, sleepUnlessAborted } from '../../common/follow-loop.js';
 import type { Database } from '../../database/database.js';
 import { ExecuteRequestCommand } from '../../requests/commands/execute-request.command.js';
 import { RequestDomainError } from '../../requests/domain/request-decide.js';
@@ -71,7 +71,7 @@ export class ChainWatcher {
       followUntilAborted(
         signal,
         async () => (await this.poll(chain)) > 0,
-        () => sleep(this.options.pollIntervalMs, signal),
+        () => sleepUnlessAborted(this.options.pollIntervalMs, signal),
         (error) => this.options.onError?.(chain, error),
       ),
     );
@@ -262,13 +262,3 @@ export class ChainWatcher {
 
 const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);
 const max = (a: bigint, b: bigint): bigint => (a > b ? a : b);
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-}
