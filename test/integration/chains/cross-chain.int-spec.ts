@@ -356,6 +356,55 @@ describe('cross-chain requests on two local chains', () => {
     }
   });
 
+  it('records a refund that cannot be made (refundFailReason), leaving the request in failure', async () => {
+    const solver = a.accounts.solver;
+    const drain = async (devnet: Devnet) => {
+      const held = await balanceOf(devnet, devnet.deployment.usdc, solver.address);
+      await sendFrom(
+        devnet,
+        solver.privateKey,
+        devnet.deployment.usdc,
+        encodeFunctionData({
+          abi: erc20Abi,
+          functionName: 'transfer',
+          args: [devnet.accounts.deployer.address, held],
+        }),
+      );
+      return held;
+    };
+    const restore = (devnet: Devnet, amount: bigint) =>
+      sendFrom(
+        devnet,
+        devnet.accounts.deployer.privateKey,
+        devnet.deployment.usdc,
+        encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [solver.address, amount] }),
+      );
+    const heldA = await drain(a);
+    const heldB = await drain(b);
+    try {
+      const quote = await quoteOf({
+        originCurrency: a.deployment.usdc,
+        destinationCurrency: b.deployment.usdc,
+        amount: '4000000',
+      });
+      await followSteps(quote);
+      await waitFor(async () => {
+        const { rows } = await db.query<{ data: { refundFailReason?: string } }>(
+          "SELECT data FROM events WHERE stream_id = $1 AND event_type = 'RefundFailed'",
+          [`request-${quote.protocol.v2.orderId.toLowerCase()}`],
+        );
+        return rows[0]?.data.refundFailReason === 'REFUND_NOT_SENT';
+      }, 'the failed refund');
+      expect(await statusOf(quote.protocol.v2.orderId)).toMatchObject({
+        status: 'failure',
+        failReason: 'FILL_REVERTED',
+      });
+    } finally {
+      await restore(a, heldA);
+      await restore(b, heldB);
+    }
+  });
+
   it('returns a deposit for an id no quote issued, and a second deposit for the same id, to the depositor', async () => {
     const stranger = `0x${'5a'.repeat(32)}` as Hex;
     const orphan = await sendFrom(
