@@ -4,6 +4,7 @@ import { APPEND_WRITERS, type AppendFigures, runAppendBench } from './append.ben
 import { type CatchUpFigures, runCatchUpBench } from './catch-up.bench.js';
 import { type RebuildFigures, runRebuildBench } from './rebuild.bench.js';
 import { type RequestsHistoryFigures, runRequestsHistoryBench } from './requests-history.bench.js';
+import { runSettlementBench, type SettlementFigures } from './settlement.bench.js';
 import { seedLog, type SeededLog, waitUntilReadable } from './seed-log.js';
 import {
   benchScale,
@@ -23,7 +24,7 @@ import { runWebhooksBench, type WebhooksFigures } from './webhooks.bench.js';
 
 /**
  * Every benchmark figure, measured in one process against scratch databases on the local PostgreSQL server:
- * `npm run bench` (`BENCH_SCALE` scales every workload; `BENCH_ONLY=foundation|requests|webhooks` runs one group;
+ * `npm run bench` (`BENCH_SCALE` scales every workload; `BENCH_ONLY=foundation|requests|webhooks|settlement` runs one group;
  * `BENCH_RESULTS_FILE=bench/RESULTS.md` also writes the Markdown summary). Targets are reported as PASS/MISS, never
  * asserted: the process exits 0 unless a run fails.
  */
@@ -37,9 +38,10 @@ const TARGETS = {
   historyP99Ms: 20,
   webhookDeliveriesPerSecond: 1_000,
   webhookP99Ms: 500,
+  settlementP99Ms: 2_000,
 } as const;
 
-type Unit = 'events/s' | 'ratio' | 'ms' | 'deliveries/s';
+type Unit = 'events/s' | 'ratio' | 'ms' | 'deliveries/s' | 'requests/s';
 
 interface Figure {
   readonly name: string;
@@ -62,7 +64,13 @@ interface Group {
 }
 
 const formatValue = (value: number, unit: Unit): string =>
-  unit === 'ratio' ? value.toFixed(3) : unit === 'ms' ? formatMs(value) : `${formatInteger(value)} ${unit}`;
+  unit === 'ratio'
+    ? value.toFixed(3)
+    : unit === 'ms'
+      ? formatMs(value)
+      : unit === 'requests/s'
+        ? `${value.toFixed(1)} ${unit}`
+        : `${formatInteger(value)} ${unit}`;
 
 /** Rounded against the figure (down for ≥ targets, up for < targets), so a miss never reads 1.00x. */
 function timesTarget(figure: Figure): string {
@@ -503,8 +511,151 @@ async function webhooks(
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Settlement (issue 5)
 
-const GROUPS = ['foundation', 'requests', 'webhooks'] as const;
+async function settlement(
+  scale: number,
+  onMachine: (scratch: ScratchDatabase) => Promise<void>,
+): Promise<Group> {
+  const options = {
+    sequential: Math.max(20, Math.round(100 * scale)),
+    inFlight: 200,
+    chainPollIntervalMs: envNumber('BENCH_CHAIN_POLL_INTERVAL_MS', 100),
+    statusPollMs: 10,
+  };
+  write(
+    `[settlement] Two local chains (automine, 1-block finality), the app with watcher and solver ` +
+      `(CHAIN_POLL_INTERVAL_MS=${options.chainPollIntervalMs}): ${options.sequential} native-ETH requests one after ` +
+      `another, then ${options.inFlight} in flight`,
+  );
+  const figures: SettlementFigures = await withScratchDatabase(2, async (scratch) => {
+    await onMachine(scratch);
+    return runSettlementBench(scratch, options);
+  });
+  const { latency, throughput } = figures;
+  return {
+    title: 'Settlement (issue 5)',
+    figures: [
+      {
+        name: `Settlement p99, deposit mined → success (${latency.requests} one after another)`,
+        measured: latency.p99Ms,
+        kind: 'max',
+        target: TARGETS.settlementP99Ms,
+        unit: 'ms',
+      },
+      {
+        name: 'Settlement p50, deposit mined → success',
+        measured: latency.p50Ms,
+        kind: 'info',
+        target: 0,
+        unit: 'ms',
+      },
+      {
+        name: `Settlement throughput, ${throughput.requests} in flight`,
+        measured: throughput.perSecond,
+        kind: 'info',
+        target: 0,
+        unit: 'requests/s',
+      },
+    ],
+    details: [
+      `Setup: chains 31337 and 31338 (Hardhat/EDR, automine: one block per transaction), finality ` +
+        `${figures.app.finalityBlocks} block; the app on a scratch PostgreSQL database with CHAIN_POLL_INTERVAL_MS=` +
+        `${options.chainPollIntervalMs} (watcher and solver), PROJECTION_POLL_INTERVAL_MS=` +
+        `${figures.app.projectionPollIntervalMs}; status polled over HTTP every ${options.statusPollMs} ms.`,
+      `One after another (${latency.requests} requests after 3 warm-up ones): deposit mined → success p50 ` +
+        `${formatMs(latency.p50Ms)}, p99 ${formatMs(latency.p99Ms)}, max ${formatMs(latency.maxMs)}. By stage ` +
+        `(p50, from the receipt): \`pending\` (deposit final and confirmed) ${formatMs(latency.pendingP50Ms)} ` +
+        `(p99 ${formatMs(latency.pendingP99Ms)}), \`submitted\` (fill sent) ${formatMs(latency.submittedP50Ms)}, ` +
+        `\`success\` ${formatMs(latency.p50Ms)}. Deposit sent → receipt p50 ${formatMs(latency.receiptP50Ms)}.`,
+      `In flight: ${throughput.requests} quotes, then ${throughput.requests} deposits sent back to back from one ` +
+        `account in ${throughput.sendSeconds.toFixed(2)} s; first success after ` +
+        `${throughput.firstSuccessSeconds.toFixed(2)} s, last after ${throughput.seconds.toFixed(2)} s ` +
+        `(${throughput.perSecond.toFixed(1)} requests/s); per request, mined → success p50 ` +
+        `${formatMs(throughput.p50Ms)}, p99 ${formatMs(throughput.p99Ms)}. Every request \`pending\` (deposits ` +
+        `confirmed) after ${throughput.allPendingSeconds.toFixed(2)} s, every fill sent after ` +
+        `${throughput.allSubmittedSeconds.toFixed(2)} s. CPU meanwhile: ${settlementCpu(throughput)}.`,
+    ],
+    findings: settlementFindings(figures),
+    method: [
+      '**Chains and app**: two `hardhat node` chains on loopback (`startLocalChain` + `deployDevnet`, as `npm run ' +
+        'devnet` and the chain tests), automine, no interval blocks; the real app (`createApp`, listening on ' +
+        'loopback) with `ENVIRONMENT=test`, the env of `test/integration/chains/cross-chain.int-spec.ts` (watcher ' +
+        'and solver on, the devnet solver and relayer keys) and the projections running.',
+      '**Latency**: native ETH 31337 → 31338, one request at a time as a wallet does it: `POST /quote/v2`, the ' +
+        "deposit step sent with viem from the demo user's key, its receipt read (the clock starts there; under " +
+        'automine the block is mined before the node answers, and block timestamps have 1 s resolution), then ' +
+        '`GET /intents/status/v3` every 10 ms until `success`. Any `failure` or `refund` fails the run.',
+      '**Throughput**: 200 quotes first (not timed), then 200 deposits sent back to back from one account ' +
+        '(explicit nonces, fixed gas, no waiting for receipts); from the first send, every unfinished request is ' +
+        'polled each round (16 at a time; rounds 1 s apart as a wallet polls, 10 ms once 16 or fewer are open, so ' +
+        'the polling costs the app little and the last `success` is still timed closely); requests ÷ time from the ' +
+        'first deposit sent to the last `success` answered. Per-request times of this phase have a round’s ' +
+        'resolution (about 1 s). No target given: reported for context.',
+    ],
+  };
+}
+
+function settlementCpu({ cpu, machineBusyShare, seconds }: SettlementFigures['throughput']): string {
+  const share = (ms: number | null, what: string) =>
+    ms === null
+      ? `${what} n/a`
+      : `${what} ${formatInteger(ms)} ms (${((100 * ms) / (seconds * 1000)).toFixed(0)}% of a core)`;
+  return (
+    `${share(cpu.nodeMs, 'Node (app and wallet)')}, ${share(cpu.postgresMs, 'PostgreSQL')}, ` +
+    `${share(cpu.chainsMs, 'the two chains')}` +
+    (machineBusyShare === null
+      ? ''
+      : `; machine ${(100 * machineBusyShare).toFixed(0)}% busy (${os.cpus().length} cores)`)
+  );
+}
+
+function settlementFindings({ latency, throughput, options, app }: SettlementFigures): string[] {
+  const findings: string[] = [];
+  if (latency.pendingP50Ms > 1_000) {
+    findings.push(
+      `Most of the latency is the chain watcher seeing the deposit's block late: \`pending\` answers ` +
+        `${formatMs(latency.pendingP50Ms)} after the receipt (p50), of ${formatMs(latency.p50Ms)} in all. The ` +
+        "watcher's viem client (`ChainWatcher.client`, src/chains/watcher/chain-watcher.ts) has neither " +
+        '`pollingInterval` nor `cacheTime`, so viem answers `eth_blockNumber` from a cache for 4 s (its default ' +
+        'for a client without a chain: min(polling interval 4 s, half a 12 s block time)), whatever ' +
+        'CHAIN_POLL_INTERVAL_MS says: the polls before the cache expires scan nothing new. One request after ' +
+        'another, each deposit is sent just after the refresh that let the previous one through, so nearly every ' +
+        'request waits the whole 4 s. Fix: ' +
+        '`cacheTime: 0` (or `pollingInterval: options.pollIntervalMs`) on that client.',
+    );
+  }
+  const submittedAfter = latency.submittedP50Ms - latency.pendingP50Ms;
+  const successAfter = latency.p50Ms - latency.submittedP50Ms;
+  findings.push(
+    `Stages (differences of p50s, from the receipt): the watcher confirms the deposit (\`pending\`) after ` +
+      `${formatMs(latency.pendingP50Ms)}, the solver sends the fill (\`submitted\`) ${formatMs(submittedAfter)} ` +
+      `later, and \`success\` answers ${formatMs(successAfter)} after that (the fill is mined at once under ` +
+      'automine, so its two events often reach the status read model together and the poll misses `submitted`). ' +
+      `The hops wait on polls: the watcher's rounds, then the solver's job queue and job workers, each idle ` +
+      `CHAIN_POLL_INTERVAL_MS (${options.chainPollIntervalMs} ms) between empty rounds, and the status read model ` +
+      `polls every ${app.projectionPollIntervalMs} ms. A shorter interval costs idle RPC calls and queries per ` +
+      'chain and loop; waking the solver when a `DepositConfirmed` is appended would remove two of the waits. The ' +
+      `chains cost little here (automine: deposit sent → receipt p50 ${formatMs(latency.receiptP50Ms)}); on chains ` +
+      'that mine on an interval, as `npm run devnet` does (1 s), the fill waits for its block too (the deposit ' +
+      'waits for its block before the clock starts).',
+    `With ${throughput.requests} in flight the watcher is the narrow stage: the deposits were all sent after ` +
+      `${throughput.sendSeconds.toFixed(2)} s, but every request answered \`pending\` only after ` +
+      `${throughput.allPendingSeconds.toFixed(2)} s, and the last fill went out at ` +
+      `${throughput.allSubmittedSeconds.toFixed(2)} s. The watcher handles a round's deposits one at a time, and ` +
+      'with 1-block finality each one twice (`DetectDeposit` for the blocks seen, then `ConfirmDeposit` for the ' +
+      'same blocks, now final), reading the block and the receipt again each time: 4 RPC calls and 2 commands per ' +
+      'deposit, in sequence. Automine gives every deposit its own block. The machine is the other limit (2 cores: ' +
+      `${settlementCpu(throughput)}; the sends from one account sign in this process too). What would raise it: ` +
+      'one read of each block and receipt per round for both commands, and handling the deposits of a round ' +
+      'concurrently (they are on different request streams).',
+  );
+  return findings;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const GROUPS = ['foundation', 'requests', 'webhooks', 'settlement'] as const;
 type GroupName = (typeof GROUPS)[number];
 
 function selectedGroups(): readonly GroupName[] {
@@ -534,6 +685,7 @@ async function main(): Promise<void> {
     foundation: () => foundation(scale, onMachine),
     requests: () => requests(scale, onMachine),
     webhooks: () => webhooks(scale, onMachine),
+    settlement: () => settlement(scale, onMachine),
   };
   for (const name of only) {
     write();
@@ -627,10 +779,10 @@ ${sections.join('\n\n')}
 
 With PostgreSQL on \`127.0.0.1:5432\` (user \`postgres\`, trust auth; \`BENCH_DATABASE_URL\` overrides), run
 \`npm run bench\` (build, then \`node dist/bench/run.js\`). \`BENCH_SCALE\` scales every workload (\`0.1\` for a quick
-look: 100,000 requests); \`BENCH_ONLY=foundation|requests|webhooks\` runs one group;
+look: 100,000 requests); \`BENCH_ONLY=foundation|requests|webhooks|settlement\` runs one group;
 \`BENCH_RESULTS_FILE=bench/RESULTS.md npm run bench\` rewrites this file. Batch sizes and rounds:
 \`BENCH_REBUILD_BATCH_SIZE\`,
-\`BENCH_WEBHOOK_BATCH_SIZE\`, \`BENCH_QUERY_ROUNDS\`, \`BENCH_WEBHOOK_LATENCY_PROJECTIONS=false\`. Each run creates and drops its own \`ferry_bench_<random>\`
+\`BENCH_WEBHOOK_BATCH_SIZE\`, \`BENCH_QUERY_ROUNDS\`, \`BENCH_WEBHOOK_LATENCY_PROJECTIONS=false\`, \`BENCH_CHAIN_POLL_INTERVAL_MS\` (settlement, 100). Each run creates and drops its own \`ferry_bench_<random>\`
 databases. Measure on an otherwise idle machine: the figures are wall-clock rates on 2 cores that the benchmark
 itself keeps busy.
 `;

@@ -501,8 +501,9 @@ export class Solver {
     if (!client) {
       client = createPublicClient({
         chain: viemChain(chain),
-        transport: http(rpcOf(chain)),
+        transport: http(rpcOf(chain), { retryCount: 1 }),
         pollingInterval: 100,
+        cacheTime: 0,
       }) as PublicClient;
       this.publics.set(chain.id, client);
     }
@@ -515,7 +516,7 @@ export class Solver {
       client = createWalletClient({
         account: this.account,
         chain: viemChain(chain),
-        transport: http(rpcOf(chain)),
+        transport: http(rpcOf(chain), { retryCount: 1 }),
       });
       this.wallets.set(chain.id, client);
     }

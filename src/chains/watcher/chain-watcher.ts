@@ -253,7 +253,13 @@ export class ChainWatcher {
   private client(chain: ChainInfo): PublicClient {
     let client = this.clients.get(chain.id);
     if (!client) {
-      client = createPublicClient({ transport: http(chain.rpcUrl!, { retryCount: 2 }) }) as PublicClient;
+      // No block-number cache: viem would otherwise reuse the head for its polling interval (4 s by default),
+      // delaying every deposit by up to that much.
+      client = createPublicClient({
+        transport: http(chain.rpcUrl!, { retryCount: 2 }),
+        cacheTime: 0,
+        pollingInterval: this.options.pollIntervalMs,
+      }) as PublicClient;
       this.clients.set(chain.id, client);
     }
     return client;

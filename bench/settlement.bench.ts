@@ -1,0 +1,444 @@
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  type Hash,
+  type Hex,
+  http,
+  type PublicClient,
+  type TransactionReceipt,
+  type WalletClient,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { readFileSync } from 'node:fs';
+import type { Database } from '../src/database/database.js';
+import { DEVNET_ACCOUNTS, deployDevnet } from '../scripts/devnet/deploy-devnet.js';
+import { type LocalChain, startLocalChain } from '../scripts/devnet/local-chain.js';
+import { benchConfig, startBenchApp } from './bench-app.js';
+import { now, percentile, type ScratchDatabase, startCpu, startMachineCpu, write } from './support.js';
+
+/**
+ * The Settlement issue's figures: two local chains (Hardhat/EDR, automine, 1-block finality as in the test config)
+ * and the real app in-process on a scratch PostgreSQL database with the chain watcher and Ferry's solver running,
+ * driven as a wallet drives it, over HTTP:
+ *  (a) latency: native-ETH requests one after another: quote, send the deposit, get its receipt (the clock starts
+ *      there: under automine the block is mined before the node answers), then `GET /intents/status/v3` every
+ *      `statusPollMs` until `success`; also when `pending` (deposit final, seen by the watcher) and `submitted` (the
+ *      fill sent) first answered;
+ *  (b) throughput: `inFlight` quotes first, then as many deposits sent back to back from one account (explicit nonces,
+ *      no waiting for receipts), every request polled from the first send until `success` (rounds 1 s apart, 10 ms once
+ *      16 or fewer are open): requests ÷ time from the first deposit sent to the last `success` answered.
+ */
+
+export interface SettlementOptions {
+  /** (a): requests one after another. */
+  readonly sequential: number;
+  /** (b): requests in flight at once. */
+  readonly inFlight: number;
+  /** `CHAIN_POLL_INTERVAL_MS`: the watcher's and the solver's idle poll interval. */
+  readonly chainPollIntervalMs: number;
+  /** How often the wallet asks the status endpoint. */
+  readonly statusPollMs: number;
+}
+
+export interface StageTimes {
+  /** Receipt → first `pending` answer (the watcher saw the deposit final and confirmed it). */
+  readonly pendingMs: number;
+  /** Receipt → first `submitted` answer (the solver sent the fill); NaN when the poll never saw it. */
+  readonly submittedMs: number;
+  /** Receipt → first `success` answer. */
+  readonly successMs: number;
+}
+
+export interface SettlementFigures {
+  readonly options: SettlementOptions;
+  /** As the app ran: projections' poll interval, finality of the two chains, the solver's job batch. */
+  readonly app: { readonly projectionPollIntervalMs: number; readonly finalityBlocks: number };
+  readonly latency: {
+    readonly requests: number;
+    readonly p50Ms: number;
+    readonly p99Ms: number;
+    readonly maxMs: number;
+    /** p50 of each stage, from the receipt. */
+    readonly pendingP50Ms: number;
+    readonly submittedP50Ms: number;
+    readonly pendingP99Ms: number;
+    /** Deposit sent → receipt in hand. */
+    readonly receiptP50Ms: number;
+  };
+  readonly throughput: {
+    readonly requests: number;
+    readonly seconds: number;
+    readonly perSecond: number;
+    /** Sending every deposit, back to back. */
+    readonly sendSeconds: number;
+    /** First deposit sent → first `success`. */
+    readonly firstSuccessSeconds: number;
+    /** Each deposit's send answered (= mined) → its `success` (resolution: a polling round, about 1 s). */
+    readonly p50Ms: number;
+    readonly p99Ms: number;
+    /** First deposit sent → every request answered `pending` (all deposits confirmed by the watcher). */
+    readonly allPendingSeconds: number;
+    /** First deposit sent → every request answered `submitted` or later (all fills sent). */
+    readonly allSubmittedSeconds: number;
+    /** Share of the machine's cores busy during (b) (chains, app, PostgreSQL, this client), or null. */
+    readonly machineBusyShare: number | null;
+    /** CPU time during (b), ms: this process (app and wallet), the app's PostgreSQL backends, the two chains. */
+    readonly cpu: {
+      readonly nodeMs: number;
+      readonly postgresMs: number | null;
+      readonly chainsMs: number | null;
+    };
+  };
+}
+
+const ETH = '0x0000000000000000000000000000000000000000';
+const CHAIN_IDS = [31337, 31338] as const;
+const REQUEST_TIMEOUT_MS = 60_000;
+const DEPOSIT_GAS = 120_000n;
+/** (b): the pause between polling rounds while many requests are open, and the count below which it is short. */
+const WIDE_POLL_MS = 1000;
+const BUSY_POLL_BELOW = 16;
+
+interface Quote {
+  readonly steps: readonly {
+    readonly id: string;
+    readonly items: readonly { readonly data: { to: Address; data: Hex; value: string; chainId: number } }[];
+  }[];
+  readonly protocol: { readonly v2: { readonly orderId: Hex } };
+}
+
+interface Status {
+  readonly status: string;
+  readonly failReason: string | null;
+  readonly details: string | null;
+}
+
+/** Runs (a) then (b) against fresh chains and the app on `scratch`; stops both. */
+export async function runSettlementBench(
+  scratch: ScratchDatabase,
+  options: SettlementOptions,
+): Promise<SettlementFigures> {
+  const chains = await startChains();
+  try {
+    const [a, b] = chains;
+    const config = benchConfig(scratch.url, {
+      // As the chains integration test runs the app, plus projections (the status endpoint reads one).
+      PROJECTIONS_RUN: 'true',
+      DEVNET_A_RPC_URL: a.rpcUrl,
+      DEVNET_B_RPC_URL: b.rpcUrl,
+      CHAIN_WATCHER_RUN: 'true',
+      CHAIN_POLL_INTERVAL_MS: String(options.chainPollIntervalMs),
+      SOLVER_RUN: 'true',
+      SOLVER_PRIVATE_KEY: DEVNET_ACCOUNTS.solver.privateKey,
+      RELAYER_PRIVATE_KEY: DEVNET_ACCOUNTS.relayer.privateKey,
+    });
+    const app = await startBenchApp(config);
+    try {
+      const wallet = new Wallet(a.rpcUrl, app.baseUrl, options.statusPollMs);
+      const appFacts = {
+        projectionPollIntervalMs: config.projections.pollIntervalMs,
+        finalityBlocks: config.chains.chain(a.chainId).finality.blocks,
+      };
+      // Warm-up: JIT, connection pools, the gas-price cache of quotes, the watcher's and solver's first rounds.
+      for (let i = 0; i < 3; i++) await wallet.settleOne(i);
+      write(
+        `  (a) ${options.sequential} requests one after another (status polled every ${options.statusPollMs} ms)…`,
+      );
+      const latency = await measureLatency(wallet, options.sequential);
+      write(`  (b) ${options.inFlight} requests in flight…`);
+      const throughput = await measureThroughput(wallet, options.inFlight, scratch.db, chains);
+      return { options, app: appFacts, latency, throughput };
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await Promise.all(chains.map((chain) => chain.stop()));
+  }
+}
+
+async function measureLatency(wallet: Wallet, requests: number): Promise<SettlementFigures['latency']> {
+  const stages: StageTimes[] = [];
+  const receipts: number[] = [];
+  for (let i = 0; i < requests; i++) {
+    const { stage, receiptMs } = await wallet.settleOne(1000 + i);
+    stages.push(stage);
+    receipts.push(receiptMs);
+    if ((i + 1) % 25 === 0) write(`      ${i + 1}/${requests}`);
+  }
+  const success = stages.map((stage) => stage.successMs);
+  const submitted = stages.map((stage) => stage.submittedMs).filter(Number.isFinite);
+  return {
+    requests,
+    p50Ms: percentile(success, 50),
+    p99Ms: percentile(success, 99),
+    maxMs: Math.max(...success),
+    pendingP50Ms: percentile(
+      stages.map((stage) => stage.pendingMs),
+      50,
+    ),
+    pendingP99Ms: percentile(
+      stages.map((stage) => stage.pendingMs),
+      99,
+    ),
+    submittedP50Ms: percentile(submitted, 50),
+    receiptP50Ms: percentile(receipts, 50),
+  };
+}
+
+async function measureThroughput(
+  wallet: Wallet,
+  requests: number,
+  db: Database,
+  chains: readonly LocalChain[],
+): Promise<SettlementFigures['throughput']> {
+  const quotes: Quote[] = [];
+  for (let i = 0; i < requests; i += 10) {
+    const batch = Array.from({ length: Math.min(10, requests - i) }, (_, j) => wallet.quote(100_000 + i + j));
+    quotes.push(...(await Promise.all(batch)));
+  }
+  const machine = startMachineCpu();
+  const cpu = await startCpu(db);
+  const chainsCpu = startChainsCpu(chains);
+  const started = now();
+  // Polling from the start, as wallets do, so that early successes are seen while later deposits are still sent.
+  const polling = wallet.waitForAll(quotes.map((quote) => quote.protocol.v2.orderId));
+  const sent = await wallet.depositAll(quotes);
+  const sendSeconds = (now() - started) / 1000;
+  const { succeeded, pending, submitted } = await polling;
+  const last = Math.max(...succeeded);
+  const busy = machine();
+  const used = cpu();
+  const chainsMs = chainsCpu();
+  // Under automine a transaction is mined before the node answers its send: the send's answer is the mined time.
+  const latencies = succeeded.map((at, index) => at - sent[index].at);
+  await Promise.all(sent.map(({ hash }) => wallet.receipt(hash)));
+  return {
+    requests,
+    seconds: (last - started) / 1000,
+    perSecond: requests / ((last - started) / 1000),
+    sendSeconds,
+    firstSuccessSeconds: (Math.min(...succeeded) - started) / 1000,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    allPendingSeconds: (Math.max(...pending) - started) / 1000,
+    allSubmittedSeconds: (Math.max(...submitted) - started) / 1000,
+    machineBusyShare: busy?.busyShare ?? null,
+    cpu: { nodeMs: used.nodeMs, postgresMs: used.postgresMs, chainsMs },
+  };
+}
+
+/** The demo user's wallet on the origin chain, and the HTTP calls a wallet makes. */
+class Wallet {
+  private readonly account = privateKeyToAccount(DEVNET_ACCOUNTS.user.privateKey);
+  private readonly reader: PublicClient;
+  private readonly writer: WalletClient;
+
+  constructor(
+    rpcUrl: string,
+    private readonly baseUrl: string,
+    private readonly statusPollMs: number,
+  ) {
+    const transport = http(rpcUrl, { retryCount: 0 });
+    // cacheTime 0: viem would otherwise answer block and nonce reads from a cache for up to 4 s.
+    this.reader = createPublicClient({ transport, pollingInterval: 10, cacheTime: 0 }) as PublicClient;
+    this.writer = createWalletClient({ transport, cacheTime: 0 });
+  }
+
+  async quote(index: number): Promise<Quote> {
+    const response = await fetch(`${this.baseUrl}/quote/v2`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        user: this.account.address,
+        originChainId: CHAIN_IDS[0],
+        destinationChainId: CHAIN_IDS[1],
+        originCurrency: ETH,
+        destinationCurrency: ETH,
+        // 0.01 ETH and a few wei, so no two requests look alike.
+        amount: String(10n ** 16n + BigInt(index)),
+        tradeType: 'EXACT_INPUT',
+      }),
+    });
+    const body = await response.text();
+    if (response.status !== 200) throw new Error(`POST /quote/v2 answered ${response.status}: ${body}`);
+    return JSON.parse(body) as Quote;
+  }
+
+  async status(requestId: string): Promise<Status> {
+    const response = await fetch(`${this.baseUrl}/intents/status/v3?requestId=${requestId}`);
+    if (response.status !== 200) {
+      throw new Error(`GET /intents/status/v3 answered ${response.status}: ${await response.text()}`);
+    }
+    return (await response.json()) as Status;
+  }
+
+  /** (a): one request end to end; times from the deposit's receipt. */
+  async settleOne(index: number): Promise<{ stage: StageTimes; receiptMs: number }> {
+    const quote = await this.quote(index);
+    const sentAt = now();
+    const hash = await this.send(deposit(quote));
+    const receipt = await this.receipt(hash);
+    const seen = new Map<string, number>();
+    const requestId = quote.protocol.v2.orderId;
+    for (;;) {
+      const status = await this.status(requestId);
+      const at = now();
+      if (!seen.has(status.status)) seen.set(status.status, at - receipt.at);
+      if (status.status === 'success') break;
+      failOn(requestId, status, at - receipt.at);
+      await sleep(this.statusPollMs);
+    }
+    return {
+      stage: {
+        pendingMs: seen.get('pending') ?? seen.get('submitted') ?? seen.get('success')!,
+        submittedMs: seen.get('submitted') ?? Number.NaN,
+        successMs: seen.get('success')!,
+      },
+      receiptMs: receipt.at - sentAt,
+    };
+  }
+
+  /**
+   * (b): every deposit, back to back from one account, each with its own nonce and fixed gas (no estimates); when
+   * each send was answered.
+   */
+  async depositAll(quotes: readonly Quote[]): Promise<{ hash: Hash; at: number }[]> {
+    const nonce = await this.reader.getTransactionCount({
+      address: this.account.address,
+      blockTag: 'pending',
+    });
+    const fees = await this.reader.estimateFeesPerGas();
+    const sent: { hash: Hash; at: number }[] = [];
+    for (const [index, quote] of quotes.entries()) {
+      const hash = await this.send(deposit(quote), {
+        nonce: nonce + index,
+        gas: DEPOSIT_GAS,
+        maxFeePerGas: fees.maxFeePerGas * 2n,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      });
+      sent.push({ hash, at: now() });
+    }
+    return sent;
+  }
+
+  /**
+   * (b): polls every unfinished request each round (16 at a time) until all answer `success`, pausing 1 s
+   * between rounds (as a wallet polls), `statusPollMs` once few are left (so the last `success` is timed closely); when each first
+   * answered `pending` (or later), `submitted` (or later) and `success`.
+   */
+  async waitForAll(
+    requestIds: readonly string[],
+  ): Promise<{ pending: number[]; submitted: number[]; succeeded: number[] }> {
+    const unseen = () => new Array<number>(requestIds.length).fill(Number.NaN);
+    const [pending, submitted, succeeded] = [unseen(), unseen(), unseen()];
+    const started = now();
+    let open = requestIds.map((_, index) => index);
+    while (open.length > 0) {
+      for (let i = 0; i < open.length; i += 16) {
+        await Promise.all(
+          open.slice(i, i + 16).map(async (index) => {
+            const status = await this.status(requestIds[index]);
+            const at = now();
+            const stage = ['pending', 'submitted', 'success'].indexOf(status.status);
+            if (stage >= 0 && Number.isNaN(pending[index])) pending[index] = at;
+            if (stage >= 1 && Number.isNaN(submitted[index])) submitted[index] = at;
+            if (stage === 2) succeeded[index] = at;
+            else failOn(requestIds[index], status, at - started);
+          }),
+        );
+      }
+      open = open.filter((index) => Number.isNaN(succeeded[index]));
+      // Rounds over many open requests would otherwise load the app more than the settling does.
+      if (open.length > 0) await sleep(open.length > BUSY_POLL_BELOW ? WIDE_POLL_MS : this.statusPollMs);
+    }
+    return { pending, submitted, succeeded };
+  }
+
+  async receipt(hash: Hash): Promise<TransactionReceipt & { at: number }> {
+    for (;;) {
+      const receipt = await this.reader.getTransactionReceipt({ hash }).catch(() => null);
+      if (receipt) {
+        if (receipt.status !== 'success') throw new Error(`Deposit ${hash} reverted`);
+        return { ...receipt, at: now() };
+      }
+      await sleep(5);
+    }
+  }
+
+  private send(
+    call: { to: Address; data: Hex; value: bigint },
+    fixed: { nonce: number; gas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | null = null,
+  ): Promise<Hash> {
+    return this.writer.sendTransaction({ account: this.account, chain: null, ...call, ...(fixed ?? {}) });
+  }
+}
+
+function deposit(quote: Quote): { to: Address; data: Hex; value: bigint } {
+  const step = quote.steps.find((candidate) => candidate.id === 'deposit');
+  if (!step || quote.steps.length !== 1) {
+    throw new Error(
+      `A native quote should have one deposit step, got ${quote.steps.map((s) => s.id).join(', ')}`,
+    );
+  }
+  const { to, data, value } = step.items[0].data;
+  return { to, data, value: BigInt(value) };
+}
+
+function failOn(requestId: string, status: Status, elapsedMs: number): void {
+  if (status.status === 'failure' || status.status === 'refund') {
+    throw new Error(
+      `Request ${requestId} ended ${status.status}: ${status.failReason ?? '?'} ${status.details ?? ''}`.trim(),
+    );
+  }
+  if (elapsedMs > REQUEST_TIMEOUT_MS) {
+    throw new Error(`Request ${requestId} is still ${status.status} after ${REQUEST_TIMEOUT_MS / 1000} s`);
+  }
+}
+
+/** Chains 31337 and 31338 (automine, no interval blocks) with the contracts deployed; both stopped on a failure. */
+async function startChains(): Promise<[LocalChain, LocalChain]> {
+  const started = await Promise.allSettled(
+    CHAIN_IDS.map(async (chainId) => {
+      const chain = await startLocalChain({ chainId, automine: true });
+      try {
+        await deployDevnet(chain);
+      } catch (error) {
+        await chain.stop();
+        throw error;
+      }
+      return chain;
+    }),
+  );
+  const chains = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const failed = started.find((result) => result.status === 'rejected');
+  if (failed) {
+    await Promise.all(chains.map((chain) => chain.stop()));
+    throw failed.reason;
+  }
+  return [chains[0], chains[1]];
+}
+
+/** Starts counting the CPU time of the chains' processes (Linux /proc); the stop function answers ms, or null. */
+function startChainsCpu(chains: readonly LocalChain[]): () => number | null {
+  const read = (): number | null => {
+    let total = 0;
+    for (const chain of chains) {
+      try {
+        const stat = readFileSync(`/proc/${chain.pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        total += (Number(fields[11]) + Number(fields[12])) * 10; // USER_HZ = 100
+      } catch {
+        return null;
+      }
+    }
+    return total;
+  };
+  const before = read();
+  return () => {
+    const after = read();
+    return before === null || after === null ? null : after - before;
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
