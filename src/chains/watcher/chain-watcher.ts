@@ -129,8 +129,10 @@ export class ChainWatcher {
   }
 
   private async cursor(chain: ChainInfo, head: bigint): Promise<{ seen: bigint; final: bigint }> {
-    // A chain watched for the first time: from its start when short (devnets), else from a recent window.
-    const start = head > 10_000n ? head - 1_000n : -1n;
+    // A chain watched for the first time starts at its head: deposits can only pay for quotes this database
+    // issued, which come after it. Scanning older blocks would find other Ferrys' deposits (a reused devnet) and
+    // return them as unmatched, paying their depositors twice.
+    const start = head > 0n ? head - 1n : -1n;
     await this.db.query(
       `INSERT INTO chain_cursors (chain_id, seen_block, final_block) VALUES ($1, $2, $2)
        ON CONFLICT (chain_id) DO NOTHING`,

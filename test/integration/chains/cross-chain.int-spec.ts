@@ -1,18 +1,10 @@
-import {
-  type Address,
-  createPublicClient,
-  createWalletClient,
-  encodeFunctionData,
-  type Hex,
-  http,
-  type PublicClient,
-  type WalletClient,
-} from 'viem';
+import { type Address, encodeFunctionData, type Hex } from 'viem';
 import { type LocalAccount, privateKeyToAccount } from 'viem/accounts';
 import { depositoryAbi } from '../../../src/chains/abi/depository.js';
 import { erc20Abi } from '../../../src/chains/abi/erc20.js';
 import { DATABASE, type Database } from '../../../src/database/database.js';
 import { startTestApp, type TestApp, waitForProjections } from '../../support/app.js';
+import { ChainClients, postJson, requestStatus, waitFor } from '../../support/chain-clients.js';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
 import { type Devnet, startDevnets } from '../../support/devnet.js';
 
@@ -53,17 +45,10 @@ describe('cross-chain requests on two local chains', () => {
   let user: LocalAccount;
   let database: TestDatabase;
   let env: Record<string, string>;
-  const clients = new Map<number, { public: PublicClient; wallet: WalletClient }>();
+  let clients: ChainClients;
 
-  const post = async (url: string, body: unknown) => {
-    const response = await app.http.inject({ method: 'POST', url, payload: body as object });
-    return { code: response.statusCode, body: response.json() };
-  };
-  const statusOf = async (requestId: string) =>
-    (await app.http.inject({ method: 'GET', url: `/intents/status/v3?requestId=${requestId}` })).json() as {
-      status: string;
-      failReason: string | null;
-    };
+  const post = (url: string, body: unknown) => postJson(app, url, body);
+  const statusOf = (requestId: string) => requestStatus(app, requestId);
   const waitForStatus = async (requestId: string, wanted: readonly string[], timeoutMs = 30_000) => {
     const started = Date.now();
     let last = '';
@@ -80,30 +65,20 @@ describe('cross-chain requests on two local chains', () => {
     for (const step of quote.steps) {
       if (step.kind !== 'transaction') continue;
       for (const item of step.items) {
-        const { public: reader, wallet } = clients.get(item.data.chainId)!;
-        const hash = await wallet.sendTransaction({
-          account: user,
-          chain: null,
-          to: item.data.to,
-          data: item.data.data,
-          value: BigInt(item.data.value ?? '0'),
-        });
-        const receipt = await reader.waitForTransactionReceipt({ hash });
+        const receipt = await clients.send(
+          item.data.chainId,
+          userKey(),
+          item.data.to,
+          item.data.data,
+          BigInt(item.data.value ?? '0'),
+        );
         expect(receipt.status).toBe('success');
       }
     }
   };
-  const balanceOf = (devnet: Devnet, currency: string, owner: Address) => {
-    const reader = clients.get(devnet.chainId)!.public;
-    return currency === ETH
-      ? reader.getBalance({ address: owner })
-      : reader.readContract({
-          address: currency as Address,
-          abi: erc20Abi,
-          functionName: 'balanceOf',
-          args: [owner],
-        });
-  };
+  const balanceOf = (devnet: Devnet, currency: string, owner: Address) =>
+    clients.balanceOf(devnet.chainId, currency, owner);
+  const userKey = () => a.accounts.user.privateKey;
 
   const quoteOf = async (request: Record<string, unknown>): Promise<Quote> => {
     const { code, body } = await post('/quote/v2', {
@@ -116,17 +91,8 @@ describe('cross-chain requests on two local chains', () => {
     expect(code).toBe(200);
     return body as Quote;
   };
-  const sendFrom = async (devnet: Devnet, key: Hex, to: Address, data: Hex, value = 0n) => {
-    const { public: reader, wallet } = clients.get(devnet.chainId)!;
-    const hash = await wallet.sendTransaction({
-      account: privateKeyToAccount(key),
-      chain: null,
-      to,
-      data,
-      value,
-    });
-    return reader.waitForTransactionReceipt({ hash });
-  };
+  const sendFrom = (devnet: Devnet, key: Hex, to: Address, data: Hex, value = 0n) =>
+    clients.send(devnet.chainId, key, to, data, value);
   const unmatched = async (txHash: string) =>
     (
       await db.query<{ state: string; reason: string }>(
@@ -134,28 +100,9 @@ describe('cross-chain requests on two local chains', () => {
         [txHash.toLowerCase()],
       )
     ).rows[0];
-  const waitFor = async <T>(
-    probe: () => Promise<T | undefined | null | false>,
-    what: string,
-    timeoutMs = 30_000,
-  ) => {
-    const started = Date.now();
-    for (;;) {
-      const value = await probe();
-      if (value) return value;
-      if (Date.now() - started > timeoutMs) throw new Error(`Timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
-
   beforeAll(async () => {
     [a, b] = await startDevnets();
-    for (const devnet of [a, b]) {
-      clients.set(devnet.chainId, {
-        public: createPublicClient({ transport: http(devnet.rpcUrl), pollingInterval: 50 }) as PublicClient,
-        wallet: createWalletClient({ transport: http(devnet.rpcUrl) }),
-      });
-    }
+    clients = new ChainClients([a, b]);
     user = privateKeyToAccount(a.accounts.user.privateKey);
     database = await createTestDatabase('ferry_chains');
     env = {
@@ -307,15 +254,7 @@ describe('cross-chain requests on two local chains', () => {
     });
     const quote = body as Quote;
     const deposit = quote.steps[0].items[0].data;
-    const { public: reader, wallet } = clients.get(a.chainId)!;
-    const hash = await wallet.sendTransaction({
-      account: user,
-      chain: null,
-      to: deposit.to,
-      data: deposit.data,
-      value: BigInt(deposit.value!) - 1n,
-    });
-    await reader.waitForTransactionReceipt({ hash });
+    await sendFrom(a, userKey(), deposit.to, deposit.data!, BigInt(deposit.value!) - 1n);
     const status = await waitForStatus(quote.protocol.v2.orderId, ['refund']);
     expect(status.failReason).toBe('DEPOSIT_AMOUNT_TOO_LOW');
   });
@@ -457,7 +396,8 @@ describe('cross-chain requests on two local chains', () => {
         }),
       );
     }
-    const { public: reader, wallet } = clients.get(a.chainId)!;
+    const reader = clients.reader(a.chainId);
+    const wallet = clients.wallet(a.chainId);
     const hashes: Hex[] = [];
     for (const quote of quotes) {
       const item = quote.steps[0].items[0].data;

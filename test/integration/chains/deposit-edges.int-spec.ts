@@ -1,14 +1,4 @@
-import {
-  type Address,
-  createPublicClient,
-  createWalletClient,
-  encodeFunctionData,
-  type Hex,
-  http,
-  parseAbi,
-  type PublicClient,
-  type WalletClient,
-} from 'viem';
+import { type Address, encodeFunctionData, type Hex, parseAbi } from 'viem';
 import { type LocalAccount, privateKeyToAccount } from 'viem/accounts';
 import { depositoryAbi } from '../../../src/chains/abi/depository.js';
 import { erc20Abi } from '../../../src/chains/abi/erc20.js';
@@ -16,6 +6,7 @@ import { ManualClock } from '../../../src/common/clock.js';
 import { DATABASE, type Database } from '../../../src/database/database.js';
 import { DeadlineSweeper } from '../../../src/requests/sweeper/deadline-sweeper.js';
 import { startTestApp, type TestApp, waitForProjections } from '../../support/app.js';
+import { ChainClients, postJson, requestStatus, waitFor } from '../../support/chain-clients.js';
 import { type Devnet, startDevnets } from '../../support/devnet.js';
 
 const ETH = '0x0000000000000000000000000000000000000000';
@@ -42,12 +33,9 @@ describe('deposits at the edges (3-block finality)', () => {
   let db: Database;
   let user: LocalAccount;
   const clock = new ManualClock(new Date());
-  const clients = new Map<number, { public: PublicClient; wallet: WalletClient }>();
+  let clients: ChainClients;
 
-  const post = async (url: string, body: unknown) => {
-    const response = await app.http.inject({ method: 'POST', url, payload: body as object });
-    return { code: response.statusCode, body: response.json() };
-  };
+  const post = (url: string, body: unknown) => postJson(app, url, body);
   const quoteOf = async (request: Record<string, unknown>): Promise<Quote> => {
     const { code, body } = await post('/quote/v2', {
       user: user.address,
@@ -63,15 +51,7 @@ describe('deposits at the edges (3-block finality)', () => {
     return body as Quote;
   };
   const send = async (devnet: Devnet, key: Hex, to: Address, data: Hex, value = 0n) => {
-    const { public: reader, wallet } = clients.get(devnet.chainId)!;
-    const hash = await wallet.sendTransaction({
-      account: privateKeyToAccount(key),
-      chain: null,
-      to,
-      data,
-      value,
-    });
-    const receipt = await reader.waitForTransactionReceipt({ hash });
+    const receipt = await clients.send(devnet.chainId, key, to, data, value);
     expect(receipt.status).toBe('success');
     return receipt;
   };
@@ -82,35 +62,13 @@ describe('deposits at the edges (3-block finality)', () => {
         [`request-${requestId.toLowerCase()}`],
       )
     ).rows;
-  const statusOf = async (requestId: string) =>
-    (await app.http.inject({ method: 'GET', url: `/intents/status/v3?requestId=${requestId}` })).json() as {
-      status: string;
-      failReason: string | null;
-    };
-  const waitFor = async <T>(
-    probe: () => Promise<T | undefined | null | false>,
-    what: string,
-    timeoutMs = 30_000,
-  ) => {
-    const started = Date.now();
-    for (;;) {
-      const value = await probe();
-      if (value) return value;
-      if (Date.now() - started > timeoutMs) throw new Error(`Timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
+  const statusOf = (requestId: string) => requestStatus(app, requestId);
   /** A few watcher rounds (poll interval 50 ms). */
   const settle = () => new Promise((resolve) => setTimeout(resolve, 600));
 
   beforeAll(async () => {
     [a, b] = await startDevnets();
-    for (const devnet of [a, b]) {
-      clients.set(devnet.chainId, {
-        public: createPublicClient({ transport: http(devnet.rpcUrl), pollingInterval: 50 }) as PublicClient,
-        wallet: createWalletClient({ transport: http(devnet.rpcUrl) }),
-      });
-    }
+    clients = new ChainClients([a, b]);
     user = privateKeyToAccount(a.accounts.user.privateKey);
     app = await startTestApp(
       {
@@ -244,7 +202,7 @@ describe('deposits at the edges (3-block finality)', () => {
     await send(a, a.accounts.user.privateKey, deposit.to, deposit.data!, BigInt(deposit.value!));
     await a.mine(FINALITY);
     await waitFor(async () => (await statusOf(quote.protocol.v2.orderId)).status === 'success', 'success');
-    const allowance = await clients.get(b.chainId)!.public.readContract({
+    const allowance = await clients.reader(b.chainId).readContract({
       address: b.deployment.usdc,
       abi: erc20Abi,
       functionName: 'allowance',
