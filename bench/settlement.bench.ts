@@ -12,8 +12,9 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { readFileSync } from 'node:fs';
 import type { Database } from '../src/database/database.js';
-import { DEVNET_ACCOUNTS, deployDevnet } from '../scripts/devnet/deploy-devnet.js';
-import { type LocalChain, startLocalChain } from '../scripts/devnet/local-chain.js';
+import { DEVNET_ACCOUNTS } from '../scripts/devnet/deploy-devnet.js';
+import { startDevnets } from '../scripts/devnet/devnets.js';
+import type { LocalChain } from '../scripts/devnet/local-chain.js';
 import { benchConfig, startBenchApp } from './bench-app.js';
 import { now, percentile, type ScratchDatabase, startCpu, startMachineCpu, write } from './support.js';
 
@@ -119,7 +120,7 @@ export async function runSettlementBench(
   scratch: ScratchDatabase,
   options: SettlementOptions,
 ): Promise<SettlementFigures> {
-  const chains = await startChains();
+  const chains = await startDevnets();
   try {
     const [a, b] = chains;
     const config = benchConfig(scratch.url, {
@@ -396,30 +397,6 @@ function failOn(requestId: string, status: Status, elapsedMs: number): void {
   }
 }
 
-/** Chains 31337 and 31338 (automine, no interval blocks) with the contracts deployed; both stopped on a failure. */
-async function startChains(): Promise<[LocalChain, LocalChain]> {
-  const started = await Promise.allSettled(
-    CHAIN_IDS.map(async (chainId) => {
-      const chain = await startLocalChain({ chainId, automine: true });
-      try {
-        await deployDevnet(chain);
-      } catch (error) {
-        await chain.stop();
-        throw error;
-      }
-      return chain;
-    }),
-  );
-  const chains = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-  const failed = started.find((result) => result.status === 'rejected');
-  if (failed) {
-    await Promise.all(chains.map((chain) => chain.stop()));
-    throw failed.reason;
-  }
-  return [chains[0], chains[1]];
-}
-
-/** Starts counting the CPU time of the chains' processes (Linux /proc); the stop function answers ms, or null. */
 function startChainsCpu(chains: readonly LocalChain[]): () => number | null {
   const read = (): number | null => {
     let total = 0;

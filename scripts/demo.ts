@@ -17,8 +17,9 @@ import { ChainRuntime } from '../src/chains/chain-runtime.service.js';
 import { loadChainRegistry } from '../src/chains/chain-registry.js';
 import { loadAppConfig } from '../src/config/app-config.js';
 import { DATABASE, type Database } from '../src/database/database.js';
-import { DEVNET_ACCOUNTS, deployDevnet } from './devnet/deploy-devnet.js';
-import { type LocalChain, repositoryRoot, rpc, startLocalChain } from './devnet/local-chain.js';
+import { DEVNET_ACCOUNTS } from './devnet/deploy-devnet.js';
+import { DEVNET_CHAIN_IDS, startDevnets } from './devnet/devnets.js';
+import { type LocalChain, repositoryRoot, rpc } from './devnet/local-chain.js';
 
 /**
  * `npm run demo`: a cross-chain ERC-20 swap as a wallet does it, printed step by step (docs/demo.md). 25 USDC go from
@@ -30,7 +31,6 @@ import { type LocalChain, repositoryRoot, rpc, startLocalChain } from './devnet/
  * Ferry in-process (embedded PGlite in memory). Whatever it started, it stops. Exit code 0 on `success`, 1 otherwise.
  */
 
-const DEVNET_CHAIN_IDS = [31337, 31338] as const;
 const AMOUNT = 25_000_000n; // 25 USDC (6 decimals)
 const STATUS_TIMEOUT_MS = 60_000;
 const STATUS_POLL_MS = 50;
@@ -317,27 +317,10 @@ async function useOrStartChains(): Promise<Chains> {
   write(`  no usable devnet: ${problems.join('; ')}`);
   write('  starting two local chains (Hardhat/EDR, automine) and deploying the contracts…');
   const startedAt = performance.now();
-  const started = await Promise.allSettled(
-    DEVNET_CHAIN_IDS.map(async (chainId) => {
-      const chain = await startLocalChain({ chainId, automine: true });
-      try {
-        await deployDevnet(chain);
-      } catch (error) {
-        await chain.stop();
-        throw error;
-      }
-      return chain;
-    }),
-  );
-  const own = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const own = await startDevnets();
   const stop = async () => {
     await Promise.all(own.map((chain) => chain.stop()));
   };
-  const failed = started.find((result) => result.status === 'rejected');
-  if (failed) {
-    await stop();
-    throw failed.reason;
-  }
   return {
     rpcUrls: Object.fromEntries(own.map((chain: LocalChain) => [chain.chainId, chain.rpcUrl])),
     origin: `started two chains in ${Math.round(performance.now() - startedAt)} ms (stopped at the end)`,
