@@ -1,4 +1,4 @@
-import { type Address, createPublicClient, http, isAddressEqual, zeroAddress } from 'viem';
+import { type Address, createPublicClient, http, isAddressEqual, type PublicClient, zeroAddress } from 'viem';
 import { erc20Abi } from './abi/erc20.js';
 import type { ChainCurrency, ChainInfo } from './chain.js';
 
@@ -18,6 +18,7 @@ export interface GasPrice {
 export class ChainReader {
   private readonly cache = new Map<number, { price: GasPrice; at: number }>();
   private readonly pending = new Map<number, Promise<GasPrice>>();
+  private readonly clients = new Map<string, PublicClient>();
 
   constructor(
     private readonly options: { readonly cacheMs: number; readonly timeoutMs: number },
@@ -81,18 +82,25 @@ export class ChainReader {
     }
   }
 
-  private client(chain: ChainInfo) {
+  /** One client per RPC URL, reused by every read (gas, balance, allowance). */
+  private client(chain: ChainInfo): PublicClient | null {
     if (chain.vmType !== 'evm' || !chain.rpcUrl) return null;
-    return createPublicClient({
-      transport: http(chain.rpcUrl, { timeout: this.options.timeoutMs, retryCount: 0 }),
-    });
+    return this.clientFor(chain.rpcUrl);
   }
 
   private read(url: string): Promise<bigint> {
-    const client = createPublicClient({
-      transport: http(url, { timeout: this.options.timeoutMs, retryCount: 0 }),
-    });
-    return client.getGasPrice();
+    return this.clientFor(url).getGasPrice();
+  }
+
+  private clientFor(url: string): PublicClient {
+    let client = this.clients.get(url);
+    if (!client) {
+      client = createPublicClient({
+        transport: http(url, { timeout: this.options.timeoutMs, retryCount: 0 }),
+      }) as PublicClient;
+      this.clients.set(url, client);
+    }
+    return client;
   }
 }
 

@@ -28,6 +28,19 @@ export interface DepositLog {
   readonly logIndex: number;
 }
 
+/** What a deposit command carries about the chain transaction. */
+interface DepositFacts {
+  readonly chainId: number;
+  readonly txHash: string;
+  readonly block: number;
+  readonly timestamp: number;
+  readonly fee: string;
+  readonly amount: string;
+  readonly currency: string;
+  readonly depositor: string;
+  readonly depository: string;
+}
+
 export interface WatcherOptions {
   readonly pollIntervalMs: number;
   readonly maxBlockRange: number;
@@ -49,6 +62,7 @@ const NATIVE = '0x0000000000000000000000000000000000000000';
  */
 export class ChainWatcher {
   private readonly clients = new Map<number, PublicClient>();
+  private readonly recentFacts = new Map<string, Promise<DepositFacts>>();
   private readonly abort = new AbortController();
   private loops: Promise<void>[] = [];
 
@@ -216,7 +230,23 @@ export class ChainWatcher {
   }
 
   /** The chain facts a deposit command carries: block time and the fee its sender paid. */
-  private async facts(chain: ChainInfo, deposit: DepositLog) {
+  /**
+   * The facts of a deposit's transaction, read once: with 1-block finality a deposit is detected and confirmed in
+   * the same round, and the two commands share them (the last thousand deposits are kept).
+   */
+  private facts(chain: ChainInfo, deposit: DepositLog): Promise<DepositFacts> {
+    const key = `${chain.id}:${deposit.txHash}:${deposit.logIndex}:${deposit.blockNumber}`;
+    let facts = this.recentFacts.get(key);
+    if (!facts) {
+      if (this.recentFacts.size >= 1_000) this.recentFacts.clear();
+      facts = this.readFacts(chain, deposit);
+      this.recentFacts.set(key, facts);
+      facts.catch(() => this.recentFacts.delete(key));
+    }
+    return facts;
+  }
+
+  private async readFacts(chain: ChainInfo, deposit: DepositLog): Promise<DepositFacts> {
     const client = this.client(chain);
     const [block, receipt] = await Promise.all([
       client.getBlock({ blockNumber: deposit.blockNumber }),

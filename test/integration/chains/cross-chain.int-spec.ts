@@ -242,6 +242,36 @@ describe('cross-chain requests on two local chains', () => {
     expect(rows.map((row) => row.event_type)).toContain('DepositSubmitted');
   });
 
+  it('refuses a permit signed by someone else, or for no quote, and sends nothing', async () => {
+    const quote = await quoteOf({
+      originCurrency: a.deployment.usdc,
+      destinationCurrency: b.deployment.usdc,
+      amount: '5000000',
+      usePermit: true,
+    });
+    const sign = quote.steps[0].items[0].data.sign!;
+    const stranger = privateKeyToAccount(`0x${'6b'.repeat(32)}` as Hex);
+    const wrong = await stranger.signTypedData({
+      domain: sign.domain,
+      types: sign.types,
+      primaryType: sign.primaryType,
+      message: sign.value,
+    });
+    const body = quote.steps[0].items[0].data.post!.body;
+    const refused = await post(`/execute/permits?signature=${wrong}`, body);
+    expect(refused).toMatchObject({ code: 400, body: { errorCode: 'INVALID_SIGNATURE' } });
+    const unknown = await post(`/execute/permits?signature=${wrong}`, {
+      ...body,
+      requestId: `0x${'12'.repeat(32)}`,
+    });
+    expect(unknown.code).toBe(404);
+    const { rows } = await db.query<{ event_type: string }>(
+      'SELECT event_type FROM events WHERE stream_id = $1 ORDER BY stream_revision',
+      [`request-${quote.protocol.v2.orderId.toLowerCase()}`],
+    );
+    expect(rows.map((row) => row.event_type)).toEqual(['RequestQuoted']);
+  });
+
   it('refunds a deposit of less than quoted on the origin chain (DEPOSIT_AMOUNT_TOO_LOW)', async () => {
     const { body } = await post('/quote/v2', {
       user: user.address,
