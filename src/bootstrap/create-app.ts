@@ -54,7 +54,13 @@ export async function createApp(
   app.useGlobalPipes(createValidationPipe());
   app.enableCors({
     origin: true,
-    allowedHeaders: ['content-type', 'relay-sdk-version', 'x-api-key', 'x-request-id'],
+    allowedHeaders: [
+      'content-type',
+      'relay-sdk-version',
+      'relay-kit-ui-version',
+      'x-api-key',
+      'x-request-id',
+    ],
     exposedHeaders: [
       'x-request-id',
       'retry-after',

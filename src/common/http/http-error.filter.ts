@@ -26,7 +26,11 @@ export class HttpErrorFilter implements ExceptionFilter {
         err: describe(exception),
       });
     }
-    void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
+    // `statusCode` (additive): Relay's SDK reads it from error bodies to report the status.
+    void reply
+      .status(status)
+      .header('content-type', 'application/json; charset=utf-8')
+      .send({ ...body, statusCode: status });
   }
 }
 
