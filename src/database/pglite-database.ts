@@ -50,6 +50,13 @@ export class PgliteDatabase implements Database {
   /** Opens (creating when absent) the data directory; `memory://` opens a throwaway in-memory database. */
   static async open(dataDir: string): Promise<PgliteDatabase> {
     const inMemory = dataDir.startsWith('memory://');
+    // `memory://x` resolved as a path (`<cwd>/memory:/x`) would write a database into the working tree.
+    if (!inMemory && /(^|[\\/])memory:([\\/]|$)/.test(dataDir)) {
+      throw new ConfigError(
+        'DATA_DIR',
+        `(${dataDir}) looks like a mangled memory:// URL; use memory://<name>`,
+      );
+    }
     let lockFile: string | null = null;
     if (!inMemory) {
       mkdirSync(dataDir, { recursive: true });

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -70,5 +70,27 @@ describe(PgliteDatabase.name, () => {
     await expect(db.query('SELECT nonsense FROM nowhere')).rejects.toThrow();
     expect((await db.query('SELECT count(*)::int AS n FROM event_streams')).rows).toEqual([{ n: 0 }]);
     await db.close();
+  });
+});
+
+describe('memory:// data directories', () => {
+  it('open in memory and write nothing to the filesystem', async () => {
+    const cwd = process.cwd();
+    const dir = mkdtempSync(join(tmpdir(), 'ferry-cwd-'));
+    process.chdir(dir);
+    try {
+      const db = await PgliteDatabase.open('memory://no-files');
+      await runMigrations(db);
+      await db.close();
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
+  it('refuses a memory:// URL that was resolved into a path', async () => {
+    await expect(PgliteDatabase.open(join(tmpdir(), 'memory:', 'x'))).rejects.toThrow(
+      /mangled memory:\/\/ URL/,
+    );
   });
 });
