@@ -51,7 +51,7 @@ export class ChainRuntime implements OnApplicationBootstrap, BeforeApplicationSh
           privateKey: runtime.solverPrivateKey,
           pollIntervalMs: runtime.pollIntervalMs,
           batchSize: 50,
-          leaseMs: 60_000,
+          leaseMs: runtime.solverLeaseMs,
           onError: (error) => this.warnThrottled('solver', 'solver', error),
         })
       : null;

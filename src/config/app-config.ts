@@ -51,6 +51,8 @@ export interface ChainRuntimeConfig {
   readonly maxBlockRange: number;
   /** Whether this process fills and refunds (development and tests: Ferry's own solver). */
   readonly solverRun: boolean;
+  /** How long a claimed solver job stays with one worker unless renewed (the worker renews while it waits). */
+  readonly solverLeaseMs: number;
   /** The solver's key (fills on destinations, refunds on origins); null: no solver here. */
   readonly solverPrivateKey: `0x${string}` | null;
   /** The relayer's key: sends permit deposits for `usePermit` quotes (`POST /execute/permits`). */
@@ -155,6 +157,7 @@ export function loadAppConfig(env: Env, configDir = resolve('configs')): AppConf
       pollIntervalMs: read.integer('chainRuntime.pollIntervalMs', 10, 600_000),
       maxBlockRange: read.integer('chainRuntime.maxBlockRange', 1, 100_000),
       solverRun: read.boolean('chainRuntime.solverRun'),
+      solverLeaseMs: read.integer('chainRuntime.solverLeaseMs', 1_000, 3_600_000),
       solverPrivateKey: privateKey(env, 'SOLVER_PRIVATE_KEY', read, 'chainRuntime.solverPrivateKey'),
       relayerPrivateKey: privateKey(env, 'RELAYER_PRIVATE_KEY', read, 'chainRuntime.relayerPrivateKey'),
     },

@@ -35,6 +35,13 @@ import {
 } from './webhooks-redeliver.command.js';
 import { removeWebhookCommand } from './webhooks-remove.command.js';
 import {
+  checkSolverJobsArgs,
+  listSolverJobsCommand,
+  retrySolverJobCommand,
+  SOLVER_JOBS_USAGE,
+} from './solver-jobs.command.js';
+import { SolverJobs } from '../../solver/solver-jobs.js';
+import {
   parseSetWebhookArgs,
   SET_WEBHOOK_OPTIONS,
   SET_WEBHOOK_USAGE,
@@ -65,7 +72,23 @@ export interface CliCommand {
   run(context: CliContext, args: readonly string[]): Promise<number>;
 }
 
+const solverJobs = (db: Database) => new SolverJobs(db, { leaseMs: 60_000, maxAttempts: 12 });
+
 export const commands: readonly CliCommand[] = [
+  {
+    name: 'solver:jobs',
+    usage: SOLVER_JOBS_USAGE,
+    description: "list the solver's fill and refund jobs (state, attempts, next attempt, last error)",
+    arity: checkSolverJobsArgs,
+    run: ({ db, output }, args) => listSolverJobsCommand(solverJobs(db), args, output),
+  },
+  {
+    name: 'solver:retry',
+    usage: 'solver:retry <kind:requestId[:depositKey]>',
+    description: 'make a failed solver job due again now, with a fresh attempt count',
+    arity: 1,
+    run: ({ db, output }, [key]) => retrySolverJobCommand(solverJobs(db), key, output),
+  },
   {
     name: 'events:replay',
     usage: 'events:replay <streamId>',

@@ -4,6 +4,7 @@ import { ApiKeys1763770200000 } from './1763770200000-api-keys.js';
 import { Webhooks1763770300000 } from './1763770300000-webhooks.js';
 import { Chains1763770400000 } from './1763770400000-chains.js';
 import { UnmatchedDeposits1763770500000 } from './1763770500000-unmatched-deposits.js';
+import { TransactionJournal1763770600000 } from './1763770600000-transaction-journal.js';
 
 /** Every migration, in order. Adding one never edits the data source. */
 export const migrations = [
@@ -13,4 +14,5 @@ export const migrations = [
   Webhooks1763770300000,
   Chains1763770400000,
   UnmatchedDeposits1763770500000,
+  TransactionJournal1763770600000,
 ];

@@ -52,6 +52,7 @@ export type RequestErrorCode =
   | 'REQUEST_ALREADY_EXISTS'
   | 'ILLEGAL_TRANSITION'
   | 'DEADLINE_NOT_REACHED'
+  | 'DEADLINE_PASSED'
   | 'FILL_MISMATCH';
 
 /** A command the request's state does not allow; nothing is appended. */
@@ -115,6 +116,13 @@ export function decide(state: RequestState, command: RequestCommand): Decided[] 
     }
     case 'SubmitFill': {
       if ('fill' in state && state.fill === txKey(command.data.chainId, command.data.txHash)) return [];
+      // The deadline is checked in the same append that reserves the fill: an expiry and a fill cannot both win.
+      if (Date.parse(command.data.submittedAt) >= Date.parse(state.fillDeadline)) {
+        throw new RequestDomainError(
+          'DEADLINE_PASSED',
+          `Request ${state.requestId} passed its fill deadline ${state.fillDeadline}; no fill may be submitted`,
+        );
+      }
       return allow(
         state,
         new FillSubmitted(command.data),
@@ -203,7 +211,6 @@ export function expiryDue(state: QuotedState, at: string): string | null {
         ? 'DEPOSIT_CONFIRMATION_TIMEOUT'
         : null;
     case 'pending':
-    case 'submitted':
       return after(state.fillDeadline) ? 'FILL_DEADLINE_EXPIRED' : null;
     default:
       return null;
@@ -225,7 +232,6 @@ export function nextDeadline(state: RequestState): string | null {
     case 'depositing':
       return plus(state.depositSubmittedAt, state.depositConfirmationTimeoutSeconds);
     case 'pending':
-    case 'submitted':
       return state.fillDeadline;
     default:
       return null;

@@ -15,7 +15,7 @@ export type RequestStatus = (typeof REQUEST_STATUSES)[number];
 /**
  * Every legal (status, event) pair and the status it leads to; anything absent is a domain error. `null` is the
  * state before the quote. Matches ARCHITECTURE §4: waiting → depositing | pending; depositing → pending | failure;
- * pending → submitted | failure | refund; submitted → success | failure; failure → refund. Events that record a fact
+ * pending → submitted | failure | refund; submitted → success | failure (never by a deadline); failure → refund. Events that record a fact
  * without moving the request (a detected deposit, a submitted refund, an expired quote) keep the status.
  */
 export const TRANSITIONS: Readonly<
@@ -31,7 +31,9 @@ export const TRANSITIONS: Readonly<
   RefundSubmitted: { pending: 'pending', failure: 'failure' },
   RefundSucceeded: { pending: 'refund', failure: 'refund' },
   RefundFailed: { pending: 'failure', failure: 'failure' },
-  RequestExpired: { waiting: 'waiting', depositing: 'failure', pending: 'failure', submitted: 'failure' },
+  // Not from `submitted`: a fill that was sent may still mine. The solver cancels it past the deadline (its nonce
+  // reused), and only a fill proven dead fails the request (FillFailed) and opens its refund.
+  RequestExpired: { waiting: 'waiting', depositing: 'failure', pending: 'failure' },
   RequestSuperseded: { waiting: 'waiting' },
   WithdrawalAuthorized: { waiting: 'waiting' },
 };

@@ -194,20 +194,20 @@ describe('deposits at the edges (3-block finality)', () => {
     expect(refund).toMatchObject({ currency: weth, amount: amount.toString() });
   });
 
-  it("makes the quote's destination calls after paying, each tagged with the order id", async () => {
+  it("never runs a quote's destination calls from the solver's own account (an approve of the solver's USDC)", async () => {
     const spender = privateKeyToAccount(`0x${'31'.repeat(32)}` as Hex).address;
     const approve = encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [spender, 123n] });
     const quote = await quoteOf({ txs: [{ to: b.deployment.usdc, value: '0', data: approve }] });
     const deposit = quote.steps[0].items[0].data;
     await send(a, a.accounts.user.privateKey, deposit.to, deposit.data!, BigInt(deposit.value!));
     await a.mine(FINALITY);
-    await waitFor(async () => (await statusOf(quote.protocol.v2.orderId)).status === 'success', 'success');
+    await waitFor(async () => (await statusOf(quote.protocol.v2.orderId)).status === 'refund', 'the refund');
     const allowance = await clients.reader(b.chainId).readContract({
       address: b.deployment.usdc,
       abi: erc20Abi,
       functionName: 'allowance',
       args: [a.accounts.solver.address, spender],
     });
-    expect(allowance).toBe(123n);
+    expect(allowance).toBe(0n);
   });
 });

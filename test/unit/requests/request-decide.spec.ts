@@ -118,9 +118,27 @@ describe('Request decisions', () => {
       given(quoted, detect, confirm)
         .when(expireAt(plus(quote.fillDeadline, -1)))
         .thenThrows('DEADLINE_NOT_REACHED');
-      const after = given(quoted, detect, confirm, submitFill, expireAt(quote.fillDeadline));
+      const after = given(quoted, detect, confirm, expireAt(quote.fillDeadline));
       expect(after.state).toMatchObject({ status: 'failure', failReason: 'FILL_DEADLINE_EXPIRED' });
       expect((after.state as { deposit: string }).deposit).toContain(':0x01');
+    });
+
+    it('never expires a submitted fill: it may still mine (the solver cancels it, then records the failure)', () => {
+      given(quoted, detect, confirm, submitFill)
+        .when(expireAt(plus(quote.fillDeadline, 3600)))
+        .thenThrows('ILLEGAL_TRANSITION');
+    });
+
+    it('refuses a fill submitted at or after the fill deadline (checked in the same append that reserves it)', () => {
+      const late = {
+        ...submitFill,
+        data: { ...(submitFill.data as object), submittedAt: quote.fillDeadline },
+      } as RequestCommand;
+      given(quoted, detect, confirm).when(late).thenThrows('DEADLINE_PASSED');
+      // And once the deadline expired the request, no fill can be submitted at all.
+      given(quoted, detect, confirm, expireAt(quote.fillDeadline))
+        .when(submitFill)
+        .thenThrows('ILLEGAL_TRANSITION');
     });
   });
 

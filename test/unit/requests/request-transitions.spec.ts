@@ -187,7 +187,7 @@ const EXPECTED: Record<RequestEventType, Partial<Record<RequestStatus | 'none', 
   RefundSubmitted: { pending: 'pending', failure: 'failure' },
   RefundSucceeded: { pending: 'refund', failure: 'refund' },
   RefundFailed: { pending: 'failure', failure: 'failure' },
-  RequestExpired: { waiting: 'waiting', depositing: 'failure', pending: 'failure', submitted: 'failure' },
+  RequestExpired: { waiting: 'waiting', depositing: 'failure', pending: 'failure' },
   RequestSuperseded: { waiting: 'waiting' },
   WithdrawalAuthorized: { waiting: 'waiting' },
 };

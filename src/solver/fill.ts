@@ -1,0 +1,232 @@
+import type { Hash, Hex, TransactionReceipt } from 'viem';
+import type { ChainRegistry } from '../chains/chain-registry.js';
+import type { ChainInfo } from '../chains/chain.js';
+import type { Clock } from '../common/clock.js';
+import { failpoint } from '../common/failpoints.js';
+import type { EventStore } from '../event-store/event-store.js';
+import type { EvmClients } from './evm-clients.js';
+import { destinationCalls, transferIntent } from './payments.js';
+import type { RequestCommands } from './request-commands.js';
+import { readRequestFacts, type RequestFacts } from './request-facts.js';
+import { type ClaimedJob, jobKey, type SolverJobs } from './solver-jobs.js';
+import type { JournalEntry, Settlement, TransactionJournal } from './transaction-journal.js';
+
+export type JobOutcome = 'done' | 'later';
+
+export interface FillDeps {
+  readonly store: EventStore;
+  readonly chains: ChainRegistry;
+  readonly clients: EvmClients;
+  readonly journal: TransactionJournal;
+  readonly jobs: SolverJobs;
+  readonly requests: RequestCommands;
+  readonly clock: Clock;
+  /** How long one claim waits for a sent fill to settle before giving the job back. */
+  readonly settleWaitMs: number;
+}
+
+/**
+ * Fills a confirmed deposit on the destination chain, exactly once.
+ *
+ * 1. The fill is signed and journaled (held, not sent) under the job's fencing guard.
+ * 2. `SubmitFill` is recorded on the request: the aggregate takes it only while the request is `pending` and before
+ *    its fill deadline. This is the one place where fill and refund exclude each other: a deadline expiry and a
+ *    submitted fill are two appends to one stream, and only one can win.
+ * 3. Only then is the journaled transaction broadcast. If the request refused it, the held fill is abandoned (never
+ *    sent; its nonce is filled by a zero-value transaction), and nothing is paid.
+ * 4. The outcome comes from the journal: mined in a final block → success; reverted, or its nonce used by a
+ *    cancellation → failure (and then a refund). A fill still unmined after the deadline is cancelled with its own
+ *    nonce; the refund waits until the cancellation, not the fill, has mined.
+ *
+ * Destination calls are not run from the solver's account: a quote with calls is failed before any payment
+ * (DESTINATION_CALLS_UNSUPPORTED) until they run through the call executor.
+ */
+export class FillJob {
+  constructor(private readonly deps: FillDeps) {}
+
+  async run(job: ClaimedJob): Promise<JobOutcome> {
+    const facts = await readRequestFacts(this.deps.store, job.requestId);
+    const destination = this.deps.chains.chain(facts.quote.destinationChainId);
+    const key = jobKey(job);
+    let fill = (await this.deps.journal.entriesOf(key)).find(
+      (entry) => entry.purpose === 'fill' && entry.state !== 'void',
+    );
+    if (!fill) {
+      if (facts.status !== 'pending' || !facts.deposit) return 'done';
+      if (destinationCalls(facts.quote).length > 0) {
+        await this.fail(
+          facts,
+          'DESTINATION_CALLS_UNSUPPORTED',
+          'destination calls are not executed by this solver',
+        );
+        return 'done';
+      }
+      const recorded = await this.journalFill(job, facts, destination);
+      if (!recorded) return 'done';
+      fill = recorded;
+      failpoint('fill:after-record');
+    }
+    if (fill.state === 'signed') {
+      const taken = await this.deps.requests.record(facts.quote.requestId, {
+        type: 'SubmitFill',
+        data: { chainId: destination.id, txHash: fill.txHash, submittedAt: this.now() },
+      });
+      if (!taken) {
+        // The request ended first (a deadline, another outcome): this fill must never leave.
+        await this.deps.journal.abandon(destination, fill);
+        return 'done';
+      }
+      failpoint('fill:after-submit');
+      await this.deps.journal.release(destination, fill);
+      failpoint('fill:after-broadcast');
+    }
+    return this.await(job, facts, destination, fill);
+  }
+
+  /** Journals the payment; null when it cannot be sent (it would revert: the request fails, nothing is paid). */
+  private async journalFill(
+    job: ClaimedJob,
+    facts: RequestFacts,
+    destination: ChainInfo,
+  ): Promise<JournalEntry | null> {
+    const { quote } = facts;
+    const intent = transferIntent(
+      quote.currencyOut.currency.address,
+      quote.recipient,
+      BigInt(quote.currencyOut.amount),
+      quote.requestId as Hex,
+    );
+    try {
+      return await this.deps.journal.record(
+        destination,
+        intent,
+        { purpose: 'fill', jobKey: jobKey(job), requestId: quote.requestId },
+        this.deps.jobs.guard(job),
+      );
+    } catch (error) {
+      if (!isRevert(error)) throw error;
+      await this.fail(facts, 'FILL_REVERTED', message(error), {
+        from: this.deps.journal.address,
+        to: intent.to,
+        data: intent.data,
+        value: intent.value.toString(),
+      });
+      return null;
+    }
+  }
+
+  /** Waits (renewing the lease) for the fill, or its cancellation, to settle; records the outcome. */
+  private async await(
+    job: ClaimedJob,
+    facts: RequestFacts,
+    destination: ChainInfo,
+    fill: JournalEntry,
+  ): Promise<JobOutcome> {
+    const started = Date.now();
+    for (;;) {
+      const settlement = await this.deps.journal.settle(destination, fill);
+      if (settlement.kind !== 'pending') return this.record(facts, destination, fill, settlement);
+      if (Date.parse(facts.quote.fillDeadline) <= this.deps.clock.now().getTime())
+        await this.cancel(destination, fill);
+      if (Date.now() - started > this.deps.settleWaitMs || !(await this.deps.jobs.renew(job))) return 'later';
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** Past the deadline and still unmined: the same nonce, sent again as a zero-value transfer to self. */
+  private async cancel(destination: ChainInfo, fill: JournalEntry): Promise<void> {
+    const entries = await this.deps.journal.entriesOf(fill.jobKey ?? '');
+    if (entries.some((entry) => entry.purpose === 'cancel' && entry.nonce === fill.nonce)) return;
+    await this.deps.journal.cancel(destination, fill);
+  }
+
+  private async record(
+    facts: RequestFacts,
+    destination: ChainInfo,
+    fill: JournalEntry,
+    settlement: Exclude<Settlement, { kind: 'pending' }>,
+  ): Promise<JobOutcome> {
+    const { quote } = facts;
+    if (
+      settlement.kind === 'mined' &&
+      settlement.entry.id === fill.id &&
+      settlement.receipt.status === 'success'
+    ) {
+      await this.succeed(facts, destination, fill.txHash, settlement.receipt);
+      return 'done';
+    }
+    const reverted = settlement.kind === 'mined' && settlement.entry.id === fill.id;
+    await this.fail(
+      facts,
+      reverted ? 'FILL_REVERTED' : 'FILL_CANCELLED',
+      reverted
+        ? 'the fill transaction reverted'
+        : `the fill ${fill.txHash} never mined: its nonce went to ${settlement.kind === 'mined' ? settlement.entry.txHash : 'another transaction'}`,
+      { from: fill.account, to: fill.to, data: fill.data, value: fill.value.toString() },
+      reverted ? (settlement as { receipt: TransactionReceipt }).receipt : null,
+      reverted ? fill.txHash : null,
+    );
+    void quote;
+    return 'done';
+  }
+
+  private async succeed(
+    { quote }: RequestFacts,
+    destination: ChainInfo,
+    txHash: Hash,
+    receipt: TransactionReceipt,
+  ): Promise<void> {
+    const block = await this.deps.clients.of(destination).getBlock({ blockNumber: receipt.blockNumber });
+    await this.deps.requests.record(quote.requestId, {
+      type: 'RecordFillSuccess',
+      data: {
+        chainId: destination.id,
+        txHash,
+        block: Number(receipt.blockNumber),
+        timestamp: Number(block.timestamp),
+        fee: (receipt.gasUsed * receipt.effectiveGasPrice).toString(),
+        currencyOut: quote.currencyOut,
+        rate: quote.rate,
+        fees: quote.fees,
+        appFees: quote.appFees.map((fee) => ({ ...fee, amountUsd: fee.amountFormatted })),
+        feeSponsorship: null,
+        completedAt: this.now(),
+      },
+    });
+  }
+
+  private async fail(
+    { quote }: RequestFacts,
+    failReason: string,
+    details: string,
+    failedCallData: { from: string; to: string; data: string; value: string } | null = null,
+    receipt: TransactionReceipt | null = null,
+    failedTxHash: string | null = null,
+  ): Promise<void> {
+    await this.deps.requests.record(quote.requestId, {
+      type: 'RecordFillFailure',
+      data: {
+        failReason,
+        failedTxHash,
+        failedTxBlockNumber: receipt ? Number(receipt.blockNumber) : null,
+        failedCallData,
+        details: details.slice(0, 500),
+        failedAt: this.now(),
+      },
+    });
+  }
+
+  private now(): string {
+    return this.deps.clock.now().toISOString();
+  }
+}
+
+/** Gas estimation said the transaction reverts (as opposed to an RPC that failed). */
+export function isRevert(error: unknown): boolean {
+  const details = String((error as { details?: string }).details ?? '');
+  return /revert|insufficient funds|exceeds balance/i.test(`${message(error)} ${details}`);
+}
+
+export function message(error: unknown): string {
+  return String((error as { shortMessage?: string }).shortMessage ?? (error as Error).message ?? error);
+}

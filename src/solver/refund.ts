@@ -1,0 +1,135 @@
+import type { Hex } from 'viem';
+import type { ChainRegistry } from '../chains/chain-registry.js';
+import type { Clock } from '../common/clock.js';
+import { failpoint } from '../common/failpoints.js';
+import type { EventStore } from '../event-store/event-store.js';
+import type { EvmClients } from './evm-clients.js';
+import { isRevert, type JobOutcome } from './fill.js';
+import { refundRecipient, transferIntent } from './payments.js';
+import type { RequestCommands } from './request-commands.js';
+import { readRequestFacts } from './request-facts.js';
+import { type ClaimedJob, jobKey, type SolverJobs } from './solver-jobs.js';
+import type { JournalEntry, TransactionJournal } from './transaction-journal.js';
+
+export interface RefundDeps {
+  readonly store: EventStore;
+  readonly chains: ChainRegistry;
+  readonly clients: EvmClients;
+  readonly journal: TransactionJournal;
+  readonly jobs: SolverJobs;
+  readonly requests: RequestCommands;
+  readonly clock: Clock;
+  readonly settleWaitMs: number;
+}
+
+/** A refund that cannot be sent now (RPC down, gas estimation failing): retried with backoff by the job queue. */
+export class RefundNotSent extends Error {}
+
+/**
+ * Refunds a failed request's confirmed deposit on the chain and in the currency it was made, to the quote's refund
+ * recipient. It runs only once the request is `failure`, which the aggregate allows only when no fill was submitted
+ * or the submitted fill is proven dead (reverted, or its nonce used by a cancellation): so a deposit is never both
+ * filled and refunded. Each attempt is journaled before it is sent; a refund that reverted is dead and may be tried
+ * again, one that is open is waited for, never duplicated.
+ */
+export class RefundJob {
+  constructor(private readonly deps: RefundDeps) {}
+
+  async run(job: ClaimedJob): Promise<JobOutcome> {
+    const { quote, deposit, status } = await readRequestFacts(this.deps.store, job.requestId);
+    if (!deposit || status === 'refund' || status === 'success') return 'done';
+    if (status !== 'failure') return 'later';
+    const origin = this.deps.chains.chain(deposit.chainId);
+    const recipient = refundRecipient(quote);
+    const entries = await this.deps.journal.entriesOf(jobKey(job));
+    let refund = entries.find((entry) => ['signed', 'broadcast', 'mined'].includes(entry.state));
+    if (!refund) {
+      const intent = transferIntent(
+        deposit.currency,
+        recipient,
+        BigInt(deposit.amount),
+        quote.requestId as Hex,
+      );
+      try {
+        refund = await this.deps.journal.record(
+          origin,
+          intent,
+          { purpose: 'refund', jobKey: jobKey(job), requestId: quote.requestId },
+          this.deps.jobs.guard(job),
+        );
+      } catch (error) {
+        throw new RefundNotSent(
+          `${isRevert(error) ? 'would revert' : 'not sent'}: ${(error as Error).message}`,
+        );
+      }
+      failpoint('refund:after-record');
+    }
+    if (refund.state === 'signed') {
+      await this.deps.requests.record(quote.requestId, {
+        type: 'SubmitRefund',
+        data: {
+          chainId: origin.id,
+          txHash: refund.txHash,
+          amount: deposit.amount,
+          currency: deposit.currency,
+          recipient,
+          reason: job.reason,
+          submittedAt: this.now(),
+        },
+      });
+      await this.deps.journal.release(origin, refund);
+      failpoint('refund:after-broadcast');
+    }
+    return this.await(job, refund, origin.id, deposit.amount, deposit.currency, recipient);
+  }
+
+  private async await(
+    job: ClaimedJob,
+    refund: JournalEntry,
+    chainId: number,
+    amount: string,
+    currency: string,
+    recipient: string,
+  ): Promise<JobOutcome> {
+    const origin = this.deps.chains.chain(chainId);
+    const started = Date.now();
+    for (;;) {
+      const settlement = await this.deps.journal.settle(origin, refund);
+      if (
+        settlement.kind === 'mined' &&
+        settlement.entry.id === refund.id &&
+        settlement.receipt.status === 'success'
+      ) {
+        const { receipt } = settlement;
+        const block = await this.deps.clients.of(origin).getBlock({ blockNumber: receipt.blockNumber });
+        await this.deps.requests.record(job.requestId, {
+          type: 'RecordRefundSuccess',
+          data: {
+            chainId,
+            txHash: refund.txHash,
+            block: Number(receipt.blockNumber),
+            timestamp: Number(block.timestamp),
+            fee: (receipt.gasUsed * receipt.effectiveGasPrice).toString(),
+            amount,
+            currency,
+            recipient,
+            refundedAt: this.now(),
+          },
+        });
+        return 'done';
+      }
+      if (settlement.kind !== 'pending') {
+        // Reverted or dropped: this attempt is dead, so a new one cannot pay twice.
+        throw new RefundNotSent(
+          `refund ${refund.txHash} ${settlement.kind === 'mined' ? 'reverted' : 'dropped'}`,
+        );
+      }
+      if (Date.now() - started > this.deps.settleWaitMs || !(await this.deps.jobs.renew(job))) return 'later';
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  private now(): string {
+    return this.deps.clock.now().toISOString();
+  }
+}

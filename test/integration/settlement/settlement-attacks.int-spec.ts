@@ -1,0 +1,240 @@
+import { type Hex, parseTransaction } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { ManualClock } from '../../../src/common/clock.js';
+import { DATABASE, type Database } from '../../../src/database/database.js';
+import { DeadlineSweeper } from '../../../src/requests/sweeper/deadline-sweeper.js';
+import { startTestApp, type TestApp } from '../../support/app.js';
+import { ChainClients, postJson, requestStatus, waitFor } from '../../support/chain-clients.js';
+import { type Devnet, startDevnets } from '../../support/devnet.js';
+import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import { RpcProxy } from '../../support/rpc-proxy.js';
+import {
+  deposit,
+  ETH,
+  ethQuoteBody,
+  eventTypesOf,
+  freshRecipient,
+  journalOf,
+  type Quote,
+} from './settlement-support.js';
+
+/**
+ * The ways a solver gets robbed or pays twice, played against Ferry on two real local chains with real PostgreSQL:
+ * a fill in flight when its deadline passes, a fill replaced from outside, broadcasts whose answer is lost, two
+ * instances sharing one key, a refund that fails before it succeeds.
+ */
+describe('settlement under attack', () => {
+  let a: Devnet;
+  let b: Devnet;
+  let clients: ChainClients;
+  const apps: TestApp[] = [];
+  const databases: TestDatabase[] = [];
+  let seed = 0x60;
+
+  const start = async (
+    env: Record<string, string> = {},
+    clock?: ManualClock,
+    existing?: TestDatabase,
+  ): Promise<TestApp> => {
+    const database = existing ?? (await createTestDatabase('ferry_attacks'));
+    if (!existing) databases.push(database);
+    const app = await startTestApp(
+      {
+        DEVNET_A_RPC_URL: a.rpcUrl,
+        DEVNET_B_RPC_URL: b.rpcUrl,
+        CHAIN_WATCHER_RUN: 'true',
+        CHAIN_POLL_INTERVAL_MS: '100',
+        SOLVER_RUN: 'true',
+        SOLVER_PRIVATE_KEY: a.accounts.solver.privateKey,
+        SOLVER_LEASE_MS: '3000',
+        ...env,
+      },
+      [],
+      clock,
+      database,
+    );
+    apps.push(app);
+    return app;
+  };
+  const quoteOn = async (app: TestApp): Promise<{ quote: Quote; recipient: `0x${string}`; id: string }> => {
+    const recipient = freshRecipient(seed++);
+    const { code, body } = await postJson(
+      app,
+      '/quote/v2',
+      ethQuoteBody(a, b, a.accounts.user.address, recipient),
+    );
+    expect(code).toBe(200);
+    const quote = body as Quote;
+    return { quote, recipient, id: quote.protocol.v2.orderId };
+  };
+  const statusIs = (app: TestApp, id: string, status: string, what = status, timeoutMs = 30_000) =>
+    waitFor(async () => (await requestStatus(app, id)).status === status, `${id} to be ${what}`, timeoutMs);
+  const received = (recipient: `0x${string}`) => clients.balanceOf(b.chainId, ETH, recipient);
+
+  beforeAll(async () => {
+    [a, b] = await startDevnets();
+    clients = new ChainClients([a, b]);
+  }, 120_000);
+  afterEach(async () => {
+    await b.setAutomine(true);
+    while (apps.length > 0) await apps.pop()!.close();
+  });
+  afterAll(async () => {
+    for (const database of databases) await database.drop();
+    await Promise.all([a?.stop(), b?.stop()]);
+  });
+
+  it('a fill in flight when its deadline passes is cancelled with its own nonce before anything is refunded: one payment', async () => {
+    const clock = new ManualClock(new Date());
+    const app = await start({}, clock);
+    const db = app.app.get<Database>(DATABASE);
+    await b.setAutomine(false);
+    const { quote, recipient, id } = await quoteOn(app);
+    await deposit(clients, a, quote);
+    await statusIs(app, id, 'submitted');
+
+    // The deadline passes while the fill sits in the mempool: the sweeper may not fail the request (the fill may
+    // still mine), so no refund can start.
+    clock.advance(3 * 3600_000);
+    await app.app.get(DeadlineSweeper).sweep();
+    expect(await eventTypesOf(db, id)).not.toContain('RequestExpired');
+    // The solver replaces the fill with a zero-value transaction of the same nonce; only once that one mined is the
+    // fill dead, the request failed, and the deposit refunded.
+    await waitFor(
+      async () => (await journalOf(db, id)).some((entry) => entry.purpose === 'cancel'),
+      'a cancel',
+    );
+    await b.mine(1);
+    await statusIs(app, id, 'refund');
+    expect(await received(recipient)).toBe(0n);
+    const journal = await journalOf(db, id);
+    expect(
+      journal
+        .filter((entry) => entry.state === 'mined')
+        .map((entry) => entry.purpose)
+        .sort(),
+    ).toEqual(['cancel', 'refund']);
+    expect(journal.find((entry) => entry.purpose === 'fill')?.state).toBe('dropped');
+    expect((await requestStatus(app, id)).failReason).toBe('FILL_CANCELLED');
+  });
+
+  it('a fill replaced from outside (same nonce, another transaction) is not taken for a success', async () => {
+    const app = await start();
+    const db = app.app.get<Database>(DATABASE);
+    await b.setAutomine(false);
+    const { quote, recipient, id } = await quoteOn(app);
+    await deposit(clients, a, quote);
+    await statusIs(app, id, 'submitted');
+    const fill = (await journalOf(db, id)).find((entry) => entry.purpose === 'fill')!;
+    const { rows } = await db.query<{ raw_tx: Hex }>(
+      'SELECT raw_tx FROM solver_transactions WHERE tx_hash = $1',
+      [fill.tx_hash],
+    );
+    const original = parseTransaction(rows[0].raw_tx);
+    const solver = privateKeyToAccount(a.accounts.solver.privateKey);
+    const replacement = await solver.signTransaction({
+      type: 'eip1559',
+      chainId: b.chainId,
+      nonce: original.nonce,
+      to: solver.address,
+      value: 0n,
+      gas: 21_000n,
+      maxFeePerGas: original.maxFeePerGas! * 2n,
+      maxPriorityFeePerGas: original.maxPriorityFeePerGas! * 2n,
+    });
+    await b.request('eth_sendRawTransaction', [replacement]);
+    await b.mine(1);
+    await statusIs(app, id, 'refund');
+    expect(await received(recipient)).toBe(0n);
+    expect((await requestStatus(app, id)).failReason).toBe('FILL_CANCELLED');
+    expect((await journalOf(db, id)).find((entry) => entry.purpose === 'fill')?.state).toBe('dropped');
+  });
+
+  it.each([
+    ['"already known"', { kind: 'error-after-forward', message: 'already known' } as const],
+    ['a time-out (the connection drops after the node took it)', { kind: 'hang-up-after-forward' } as const],
+  ])(
+    'a broadcast answered with %s is an unknown outcome, not a failure: paid once, never refunded',
+    async (_, fault) => {
+      let faulted = false;
+      const proxy = new RpcProxy(b.rpcUrl, (method) => {
+        if (method !== 'eth_sendRawTransaction' || faulted) return null;
+        faulted = true;
+        return fault;
+      });
+      const app = await start({ DEVNET_B_RPC_URL: await proxy.start() });
+      try {
+        const db = app.app.get<Database>(DATABASE);
+        const { quote, recipient, id } = await quoteOn(app);
+        await deposit(clients, a, quote);
+        await statusIs(app, id, 'success');
+        expect(faulted).toBe(true);
+        expect(await received(recipient)).toBe(BigInt(quote.details.currencyOut.amount));
+        expect(await eventTypesOf(db, id)).not.toContain('FillFailed');
+        expect((await journalOf(db, id)).map((entry) => `${entry.purpose}:${entry.state}`)).toEqual([
+          'fill:mined',
+        ]);
+      } finally {
+        await proxy.stop();
+      }
+    },
+  );
+
+  it('two instances sharing one key and one database pay each deposit once, with no nonce used twice', async () => {
+    const first = await start();
+    await start({}, undefined, databases[databases.length - 1]);
+    const db = first.app.get<Database>(DATABASE);
+    const requests = await Promise.all([0, 1, 2, 3, 4, 5].map(() => quoteOn(first)));
+    for (const request of requests) await deposit(clients, a, request.quote);
+    for (const request of requests) await statusIs(first, request.id, 'success');
+    for (const request of requests) {
+      expect(await received(request.recipient)).toBe(BigInt(request.quote.details.currencyOut.amount));
+    }
+    const { rows } = await db.query<{ nonce: string; n: string }>(
+      `SELECT nonce::text, count(*)::text AS n FROM solver_transactions WHERE chain_id = $1 AND state <> 'void'
+        GROUP BY nonce HAVING count(*) > 1`,
+      [b.chainId],
+    );
+    expect(rows).toEqual([]);
+    const fills = await db.query<{ n: string }>(
+      `SELECT count(*)::text AS n FROM solver_transactions WHERE purpose = 'fill' AND request_id = ANY($1)`,
+      [requests.map((request) => request.id.toLowerCase())],
+    );
+    expect(fills.rows[0].n).toBe('6');
+  });
+
+  it('a refund that fails twice (RPC errors) is retried with backoff and then paid, once', async () => {
+    let failures = 0;
+    const solver = a.accounts.solver.address.toLowerCase();
+    const proxyA = new RpcProxy(a.rpcUrl, (method, params) => {
+      const from = (params[0] as { from?: string } | undefined)?.from?.toLowerCase();
+      if (method === 'eth_estimateGas' && from === solver && failures < 2) {
+        failures += 1;
+        return { kind: 'error', message: 'upstream unavailable' };
+      }
+      return null;
+    });
+    const app = await start({ DEVNET_A_RPC_URL: await proxyA.start() });
+    try {
+      const db = app.app.get<Database>(DATABASE);
+      // The fill is impossible (a destination call this solver refuses to run), so the deposit must come back.
+      const recipient = freshRecipient(seed++);
+      const { body } = await postJson(app, '/quote/v2', {
+        ...ethQuoteBody(a, b, a.accounts.user.address, recipient),
+        txs: [{ to: recipient, value: '0', data: '0x' }],
+      });
+      const quote = body as Quote;
+      const id = quote.protocol.v2.orderId;
+      await deposit(clients, a, quote);
+      await statusIs(app, id, 'refund', 'refunded');
+      expect(failures).toBe(2);
+      const refunds = (await journalOf(db, id)).filter((entry) => entry.purpose === 'refund');
+      expect(refunds.map((entry) => entry.state)).toEqual(['mined']);
+      const types = await eventTypesOf(db, id);
+      expect(types.filter((type) => type === 'RefundSucceeded')).toHaveLength(1);
+      expect(types).toContain('RefundFailed');
+    } finally {
+      await proxyA.stop();
+    }
+  });
+});

@@ -1,0 +1,81 @@
+import type { Address, Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { Database } from '../../../src/database/database.js';
+import type { ChainClients } from '../../support/chain-clients.js';
+import type { Devnet } from '../../support/devnet.js';
+
+export const ETH = '0x0000000000000000000000000000000000000000';
+
+export interface QuoteStep {
+  readonly kind: string;
+  readonly items: { data: { to: Address; data?: Hex; value?: string; chainId: number } }[];
+}
+export interface Quote {
+  readonly steps: QuoteStep[];
+  readonly details: { currencyOut: { amount: string }; currencyIn: { amount: string } };
+  readonly protocol: { v2: { orderId: Hex } };
+}
+
+/** A fresh recipient per test, so its balance counts this test's payments only. */
+export function freshRecipient(seed: number): Address {
+  return privateKeyToAccount(`0x${seed.toString(16).padStart(2, '0').repeat(32)}` as Hex).address;
+}
+
+/** The quote body of a native ETH bridge a → b of 0.02 ETH to `recipient`. */
+export function ethQuoteBody(
+  a: Devnet,
+  b: Devnet,
+  user: Address,
+  recipient: Address,
+): Record<string, unknown> {
+  return {
+    user,
+    recipient,
+    originChainId: a.chainId,
+    destinationChainId: b.chainId,
+    originCurrency: ETH,
+    destinationCurrency: ETH,
+    amount: '20000000000000000',
+    tradeType: 'EXACT_INPUT',
+  };
+}
+
+/** Sends the quote's transaction steps from the user's key (each must succeed). */
+export async function deposit(clients: ChainClients, a: Devnet, quote: Quote): Promise<void> {
+  for (const step of quote.steps) {
+    if (step.kind !== 'transaction') continue;
+    for (const item of step.items) {
+      const receipt = await clients.send(
+        item.data.chainId,
+        a.accounts.user.privateKey,
+        item.data.to,
+        item.data.data,
+        BigInt(item.data.value ?? '0'),
+      );
+      if (receipt.status !== 'success') throw new Error('deposit reverted');
+    }
+  }
+}
+
+/** The journal's entries for a request, oldest first. */
+export async function journalOf(
+  db: Database,
+  requestId: string,
+): Promise<{ purpose: string; state: string; nonce: string; tx_hash: string }[]> {
+  return (
+    await db.query<{ purpose: string; state: string; nonce: string; tx_hash: string }>(
+      `SELECT purpose, state, nonce::text, tx_hash FROM solver_transactions WHERE request_id = $1 ORDER BY id`,
+      [requestId.toLowerCase()],
+    )
+  ).rows;
+}
+
+/** The request's event types, in order. */
+export async function eventTypesOf(db: Database, requestId: string): Promise<string[]> {
+  return (
+    await db.query<{ event_type: string }>(
+      'SELECT event_type FROM events WHERE stream_id = $1 ORDER BY stream_revision',
+      [`request-${requestId.toLowerCase()}`],
+    )
+  ).rows.map((row) => row.event_type);
+}
