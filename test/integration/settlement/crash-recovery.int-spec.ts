@@ -1,0 +1,99 @@
+import pg from 'pg';
+import { ChainClients, waitFor } from '../../support/chain-clients.js';
+import { type Devnet, startDevnets } from '../../support/devnet.js';
+import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import { freePort, type Spawned, spawnNode } from '../../support/process.js';
+import { deposit, ETH, ethQuoteBody, freshRecipient, type Quote } from './settlement-support.js';
+
+const MAIN = 'dist/src/main.js';
+
+/**
+ * `kill -9` of a real API process at each step of a fill (journaled, recorded on the request, broadcast), then a
+ * restart on the same database: the recipient is paid exactly once, by the one journaled transaction.
+ */
+describe('a solver killed between the steps of a fill', () => {
+  let a: Devnet;
+  let b: Devnet;
+  let clients: ChainClients;
+  let database: TestDatabase;
+  let sql: pg.Client;
+  let seed = 0x90;
+
+  const ferry = async (failpoints: string): Promise<{ process: Spawned; url: string }> => {
+    const port = await freePort();
+    const process = spawnNode(MAIN, [], {
+      ENVIRONMENT: 'test',
+      LOG_LEVEL: 'fatal',
+      PORT: String(port),
+      DATABASE_URL: database.url,
+      DEVNET_A_RPC_URL: a.rpcUrl,
+      DEVNET_B_RPC_URL: b.rpcUrl,
+      CHAIN_WATCHER_RUN: 'true',
+      CHAIN_POLL_INTERVAL_MS: '100',
+      SOLVER_RUN: 'true',
+      SOLVER_PRIVATE_KEY: a.accounts.solver.privateKey,
+      SOLVER_LEASE_MS: '2000',
+      API_KEY_ENCRYPTION_SECRET: 'ab'.repeat(32),
+      FERRY_FAILPOINTS: failpoints,
+    });
+    const url = `http://127.0.0.1:${port}`;
+    await waitFor(
+      async () => (await fetch(`${url}/health`).catch(() => null))?.ok,
+      `Ferry on ${port} (${process.stderr().slice(-500)})`,
+      60_000,
+    );
+    return { process, url };
+  };
+  const statusOf = async (url: string, id: string) =>
+    ((await (await fetch(`${url}/intents/status/v3?requestId=${id}`)).json()) as { status: string }).status;
+
+  beforeAll(async () => {
+    [a, b] = await startDevnets();
+    clients = new ChainClients([a, b]);
+    database = await createTestDatabase('ferry_crash');
+    sql = new pg.Client({ connectionString: database.url });
+    await sql.connect();
+  }, 120_000);
+  afterAll(async () => {
+    await sql?.end();
+    await database?.drop();
+    await Promise.all([a?.stop(), b?.stop()]);
+  });
+
+  it.each(['fill:after-record', 'fill:after-submit', 'fill:after-broadcast'])(
+    'killed at %s, restarted: exactly one payment',
+    async (failpoint) => {
+      const first = await ferry(failpoint);
+      const recipient = freshRecipient(seed++);
+      const response = await fetch(`${first.url}/quote/v2`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(ethQuoteBody(a, b, a.accounts.user.address, recipient)),
+      });
+      expect(response.status).toBe(200);
+      const quote = (await response.json()) as Quote;
+      const id = quote.protocol.v2.orderId;
+      await deposit(clients, a, quote);
+      expect(await first.process.exited).toBe('SIGKILL');
+
+      const second = await ferry('');
+      try {
+        await waitFor(
+          async () => (await statusOf(second.url, id)) === 'success',
+          'success after the restart',
+        );
+        expect(await clients.balanceOf(b.chainId, ETH, recipient)).toBe(
+          BigInt(quote.details.currencyOut.amount),
+        );
+        const { rows } = await sql.query<{ purpose: string; state: string }>(
+          'SELECT purpose, state FROM solver_transactions WHERE request_id = $1 ORDER BY id',
+          [id.toLowerCase()],
+        );
+        expect(rows).toEqual([{ purpose: 'fill', state: 'mined' }]);
+      } finally {
+        second.process.child.kill('SIGTERM');
+        await second.process.exited;
+      }
+    },
+  );
+});
