@@ -11,7 +11,11 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { DATABASE, type Database } from '../database/database.js';
 import { EVENT_STORE, type EventStore } from '../event-store/event-store.js';
+import { privateKeyToAccount } from 'viem/accounts';
+import { followUntilAborted, sleepUnlessAborted } from '../common/follow-loop.js';
+import { EvmClients } from '../solver/evm-clients.js';
 import { Solver } from '../solver/solver.js';
+import { TransactionJournal } from '../solver/transaction-journal.js';
 import { ChainWatcher } from './watcher/chain-watcher.js';
 
 /**
@@ -23,6 +27,10 @@ export class ChainRuntime implements OnApplicationBootstrap, BeforeApplicationSh
   private readonly logger = new Logger('Chains');
   readonly watcher: ChainWatcher;
   readonly solver: Solver | null;
+  /** The relayer's journal (`POST /execute/permits`), when this process has a relayer key. */
+  readonly relayerJournal: TransactionJournal | null;
+  private readonly pumping = new AbortController();
+  private pump: Promise<void> | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -55,6 +63,9 @@ export class ChainRuntime implements OnApplicationBootstrap, BeforeApplicationSh
           onError: (error) => this.warnThrottled('solver', 'solver', error),
         })
       : null;
+    this.relayerJournal = runtime.relayerPrivateKey
+      ? new TransactionJournal(db, new EvmClients(), privateKeyToAccount(runtime.relayerPrivateKey))
+      : null;
   }
 
   private readonly lastWarned = new Map<string, number>();
@@ -73,9 +84,23 @@ export class ChainRuntime implements OnApplicationBootstrap, BeforeApplicationSh
     const runtime = this.config.chainRuntime;
     if (runtime.watcherRun) this.watcher.start();
     if (runtime.solverRun && this.solver) await this.solver.start();
+    const relayer = this.relayerJournal;
+    if (relayer && (runtime.watcherRun || runtime.solverRun)) {
+      // Sends again what the relayer released but may not have sent (a crash between the two).
+      const evm = this.config.chains.all().filter((chain) => chain.vmType === 'evm' && chain.rpcUrl);
+      const signal = this.pumping.signal;
+      this.pump = followUntilAborted(
+        signal,
+        async () => (await relayer.pump(evm)) > 0 && false,
+        () => sleepUnlessAborted(runtime.pollIntervalMs * 10, signal),
+        (error) => this.warnThrottled('relayer', 'relayer journal', error),
+      );
+    }
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.pumping.abort();
+    await this.pump;
     await this.watcher.stop();
     await this.solver?.stop();
   }

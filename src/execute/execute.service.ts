@@ -1,13 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { type Address, createWalletClient, type Hex, http } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import type { Address, Hex } from 'viem';
+import { ChainRuntime } from '../chains/chain-runtime.service.js';
+import type { ChainInfo } from '../chains/chain.js';
 import { ApiError } from '../common/http/api-error.js';
 import { CLOCK, type Clock } from '../common/clock.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { EVENT_STORE, type EventStore } from '../event-store/event-store.js';
 import { ExecuteRequestCommand } from '../requests/commands/execute-request.command.js';
+import { RequestDomainError } from '../requests/domain/request-decide.js';
+import { isRevert, message } from '../solver/fill.js';
+import { type JournalEntry, LeaseLostError, type TransactionJournal } from '../solver/transaction-journal.js';
 import type { RequestQuotedData } from '../requests/domain/request-events.js';
 import {
   type PermitParameters,
@@ -28,6 +32,7 @@ export class ExecuteService {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly commands: CommandBus,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly runtime: ChainRuntime,
   ) {}
 
   async permit(
@@ -51,8 +56,8 @@ export class ExecuteService {
     if (!quote.features.includes('permit') || !currency.eip712) {
       throw new ApiError('UNSUPPORTED_OPTION', `Request ${quote.requestId} was not quoted with usePermit`);
     }
-    const relayerKey = this.config.chainRuntime.relayerPrivateKey;
-    if (!relayerKey || !origin.rpcUrl) {
+    const journal = this.runtime.relayerJournal;
+    if (!journal || !origin.rpcUrl) {
       throw new ApiError('CHAIN_NOT_CONFIGURED', `No relayer for chain ${origin.id} here`, {
         chainId: origin.id,
         variable: origin.rpcUrl ? 'RELAYER_PRIVATE_KEY' : origin.rpcUrlVariable,
@@ -70,24 +75,76 @@ export class ExecuteService {
       validBefore: Math.floor(Date.parse(quote.quoteExpiresAt) / 1000),
     };
     await verifyPermitSignature(parameters, signature);
-    const account = privateKeyToAccount(relayerKey);
-    const wallet = createWalletClient({ account, transport: http(origin.rpcUrl) });
-    const txHash = await wallet.sendTransaction({
-      account,
-      chain: null,
-      to: origin.depository as Address,
-      data: permitDepositCalldata(parameters, signature),
-    });
-    await this.commands.execute(
-      new ExecuteRequestCommand(
-        quote.requestId,
-        {
-          type: 'SubmitDeposit',
-          data: { via: 'permit', chainId: origin.id, txHash, submittedAt: this.clock.now().toISOString() },
-        },
-        { actor: 'execute' },
-      ),
-    );
-    return { message: 'Submitted', requestId: quote.requestId, txHash };
+    const data = permitDepositCalldata(parameters, signature);
+    const entry = await this.journaled(journal, origin, quote.requestId, data);
+    return { message: 'Submitted', requestId: quote.requestId, txHash: entry.txHash };
+  }
+
+  /**
+   * The relayer's deposit transaction for a request, sent once: journaled (held) under a per-request lock, recorded
+   * on the request (`SubmitDeposit`), then broadcast. A second call (a retry, a concurrent duplicate) answers with the
+   * transaction already journaled instead of paying gas for another.
+   */
+  private async journaled(
+    journal: TransactionJournal,
+    origin: ChainInfo,
+    requestId: string,
+    data: Hex,
+  ): Promise<JournalEntry> {
+    const key = `permit:${requestId.toLowerCase()}`;
+    const live = async () =>
+      (await journal.entriesOf(key)).find((entry) => ['signed', 'broadcast', 'mined'].includes(entry.state));
+    let entry = await live();
+    if (!entry) {
+      try {
+        entry = await journal.record(
+          origin,
+          { to: origin.depository as Address, value: 0n, data },
+          { purpose: 'permit', jobKey: key, requestId },
+          async (tx) => {
+            await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
+            const { rowCount } = await tx.query(
+              `SELECT 1 FROM solver_transactions WHERE job_key = $1 AND state IN ('signed', 'broadcast', 'mined')`,
+              [key],
+            );
+            return rowCount === 0;
+          },
+        );
+      } catch (error) {
+        if (error instanceof LeaseLostError) entry = await live();
+        else if (isRevert(error)) {
+          throw new ApiError(
+            'CONFLICT',
+            `The permit deposit of ${requestId} would revert: ${message(error)}`,
+          );
+        } else throw error;
+      }
+      if (!entry) throw new ApiError('CONFLICT', `Request ${requestId} is being submitted; retry`);
+    }
+    if (entry.state === 'signed') {
+      try {
+        await this.commands.execute(
+          new ExecuteRequestCommand(
+            requestId,
+            {
+              type: 'SubmitDeposit',
+              data: {
+                via: 'permit',
+                chainId: origin.id,
+                txHash: entry.txHash,
+                submittedAt: this.clock.now().toISOString(),
+              },
+            },
+            { actor: 'execute' },
+          ),
+        );
+      } catch (error) {
+        if (!(error instanceof RequestDomainError)) throw error;
+        await journal.abandon(origin, entry);
+        throw new ApiError('CONFLICT', `Request ${requestId} is past its deposit`);
+      }
+      await journal.release(origin, entry);
+    }
+    return entry;
   }
 }
