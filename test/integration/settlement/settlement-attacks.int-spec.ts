@@ -18,6 +18,16 @@ import {
   type Quote,
 } from './settlement-support.js';
 
+interface PermitItem {
+  readonly sign: {
+    domain: Record<string, unknown>;
+    types: Record<string, { name: string; type: string }[]>;
+    primaryType: string;
+    value: Record<string, unknown>;
+  };
+  readonly post: { body: Record<string, unknown> };
+}
+
 /**
  * The ways a solver gets robbed or pays twice, played against Ferry on two real local chains with real PostgreSQL:
  * a fill in flight when its deadline passes, a fill replaced from outside, broadcasts whose answer is lost, two
@@ -201,6 +211,43 @@ describe('settlement under attack', () => {
       [requests.map((request) => request.id.toLowerCase())],
     );
     expect(fills.rows[0].n).toBe('6');
+  });
+
+  it('a permit deposit posted three times at once is sent once: every answer names the one journaled transaction', async () => {
+    const app = await start({ RELAYER_PRIVATE_KEY: a.accounts.relayer.privateKey });
+    const db = app.app.get<Database>(DATABASE);
+    const user = privateKeyToAccount(a.accounts.user.privateKey);
+    const { body } = await postJson(app, '/quote/v2', {
+      user: user.address,
+      originChainId: a.chainId,
+      destinationChainId: b.chainId,
+      originCurrency: a.deployment.usdc,
+      destinationCurrency: b.deployment.usdc,
+      amount: '2000000',
+      tradeType: 'EXACT_INPUT',
+      usePermit: true,
+    });
+    const item = (body as { steps: { items: { data: PermitItem }[] }[] }).steps[0].items[0].data;
+    const signature = await user.signTypedData({
+      domain: item.sign.domain,
+      types: item.sign.types,
+      primaryType: item.sign.primaryType,
+      message: item.sign.value,
+    });
+    const answers = await Promise.all(
+      [0, 1, 2].map(() => postJson(app, `/execute/permits?signature=${signature}`, item.post.body)),
+    );
+    const hashes = new Set(answers.map((answer) => (answer.body as { txHash?: string }).txHash));
+    expect(answers.map((answer) => answer.code)).toEqual([200, 200, 200]);
+    expect(hashes.size).toBe(1);
+    const id = (item.post.body as { requestId: string }).requestId;
+    await statusIs(app, id, 'success');
+    // One relayer transaction, settled by the journal's pump once it is in a block.
+    await waitFor(async () => {
+      const permits = (await journalOf(db, id)).filter((entry) => entry.purpose === 'permit');
+      return permits.length === 1 && permits[0].state === 'mined';
+    }, 'the permit transaction settled in the journal');
+    expect((await journalOf(db, id)).filter((entry) => entry.purpose === 'permit')).toHaveLength(1);
   });
 
   it('a refund that fails twice (RPC errors) is retried with backoff and then paid, once', async () => {

@@ -25,7 +25,6 @@ import { sampleLifecycle, sampleQuote } from '../../../src/requests/domain/sampl
  */
 
 type DepositKind = 'match' | 'short' | 'late' | 'wrongChain' | 'wrongCurrency' | 'wrongDepository';
-const MISMATCHED: readonly DepositKind[] = ['wrongChain', 'wrongCurrency', 'wrongDepository'];
 
 type Action =
   | { readonly type: 'confirm'; readonly deposit: number }
@@ -55,7 +54,10 @@ const quote: RequestQuotedData = sampleQuote(11);
 const [quoted, , confirmTemplate, , fillSuccessTemplate] = sampleLifecycle(quote, 11);
 
 function depositCommand(index: number, kind: DepositKind): RequestCommand {
-  const base = confirmTemplate.data as Record<string, unknown> & { amount: string; timestamp: number };
+  const base = confirmTemplate.data as unknown as Record<string, unknown> & {
+    amount: string;
+    timestamp: number;
+  };
   const data: Record<string, unknown> = {
     ...base,
     txHash: `0x${(index + 1).toString(16).padStart(64, '0')}`,
@@ -66,7 +68,7 @@ function depositCommand(index: number, kind: DepositKind): RequestCommand {
   if (kind === 'wrongChain') data.chainId = quote.destinationChainId;
   if (kind === 'wrongCurrency') data.currency = '0x000000000000000000000000000000000000dEaD';
   if (kind === 'wrongDepository') data.depository = '0x000000000000000000000000000000000000bEEF';
-  return { type: 'ConfirmDeposit', data } as RequestCommand;
+  return { type: 'ConfirmDeposit', data } as unknown as RequestCommand;
 }
 
 function apply(world: World, command: RequestCommand): boolean {
