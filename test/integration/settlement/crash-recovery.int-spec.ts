@@ -1,4 +1,6 @@
 import pg from 'pg';
+import { encodeFunctionData, type Hex } from 'viem';
+import { depositoryAbi } from '../../../src/chains/abi/depository.js';
 import { ChainClients, waitFor } from '../../support/chain-clients.js';
 import { type Devnet, startDevnets } from '../../support/devnet.js';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
@@ -90,6 +92,52 @@ describe('a solver killed between the steps of a fill', () => {
           [id.toLowerCase()],
         );
         expect(rows).toEqual([{ purpose: 'fill', state: 'mined' }]);
+      } finally {
+        second.process.child.kill('SIGTERM');
+        await second.process.exited;
+      }
+    },
+  );
+
+  it.each(['refund:after-record', 'refund:after-broadcast'])(
+    'killed at %s (a short deposit being refunded), restarted: refunded exactly once',
+    async (failpoint) => {
+      const first = await ferry(failpoint);
+      const recipient = freshRecipient(seed++);
+      const response = await fetch(`${first.url}/quote/v2`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(ethQuoteBody(a, b, a.accounts.user.address, recipient)),
+      });
+      const quote = (await response.json()) as Quote;
+      const id = quote.protocol.v2.orderId;
+      const short = BigInt(quote.details.currencyIn.amount) - 1n;
+      const receipt = await clients.send(
+        a.chainId,
+        a.accounts.user.privateKey,
+        a.deployment.depository,
+        encodeFunctionData({
+          abi: depositoryAbi,
+          functionName: 'depositNative',
+          args: [a.accounts.user.address, id as Hex],
+        }),
+        short,
+      );
+      expect(receipt.status).toBe('success');
+      expect(await first.process.exited).toBe('SIGKILL');
+
+      const second = await ferry('');
+      try {
+        await waitFor(
+          async () => (await statusOf(second.url, id)) === 'refund',
+          'the refund after the restart',
+        );
+        const { rows } = await sql.query<{ purpose: string; state: string; value: string }>(
+          'SELECT purpose, state, value::text FROM solver_transactions WHERE request_id = $1 ORDER BY id',
+          [id.toLowerCase()],
+        );
+        expect(rows).toEqual([{ purpose: 'refund', state: 'mined', value: short.toString() }]);
+        expect(await clients.balanceOf(b.chainId, ETH, recipient)).toBe(0n);
       } finally {
         second.process.child.kill('SIGTERM');
         await second.process.exited;
