@@ -4,6 +4,7 @@ import { APPEND_WRITERS, type AppendFigures, runAppendBench } from './append.ben
 import { type CatchUpFigures, runCatchUpBench } from './catch-up.bench.js';
 import { type RebuildFigures, runRebuildBench } from './rebuild.bench.js';
 import { type RequestsHistoryFigures, runRequestsHistoryBench } from './requests-history.bench.js';
+import { measureJournalCost } from './journal.bench.js';
 import { runSettlementBench, type SettlementFigures } from './settlement.bench.js';
 import { seedLog, type SeededLog, waitUntilReadable } from './seed-log.js';
 import {
@@ -532,9 +533,12 @@ async function settlement(
     await onMachine(scratch);
     return runSettlementBench(scratch, options);
   });
+  const journalTransactions = Math.max(50, Math.round(200 * scale));
+  write(`  (c) the transaction journal's cost: ${journalTransactions} transactions each way…`);
+  const journal = await withScratchDatabase(2, (scratch) => measureJournalCost(scratch, journalTransactions));
   const { latency, throughput } = figures;
   return {
-    title: 'Settlement (issue 5)',
+    title: 'Settlement (issues 5 and 10)',
     figures: [
       {
         name: `Settlement p99, deposit mined → success (${latency.requests} one after another)`,
@@ -557,6 +561,13 @@ async function settlement(
         target: 0,
         unit: 'requests/s',
       },
+      {
+        name: 'Journaled send ÷ plain viem send, per transaction (median)',
+        measured: journal.ratio,
+        kind: 'info',
+        target: 0,
+        unit: 'ratio',
+      },
     ],
     details: [
       `Setup: chains 31337 and 31338 (Hardhat/EDR, automine: one block per transaction), finality ` +
@@ -575,6 +586,11 @@ async function settlement(
         `${formatMs(throughput.p50Ms)}, p99 ${formatMs(throughput.p99Ms)}. Every request \`pending\` (deposits ` +
         `confirmed) after ${throughput.allPendingSeconds.toFixed(2)} s, every fill sent after ` +
         `${throughput.allSubmittedSeconds.toFixed(2)} s. CPU meanwhile: ${settlementCpu(throughput)}.`,
+      `Transaction journal (${journal.transactions} zero-value transfers each way, one chain, automine): viem ` +
+        `sendTransaction median ${formatMs(journal.plainMedianMs)}; journaled (gas and fees read, nonce reserved ` +
+        `and the signed transaction stored in PostgreSQL, then sent) median ${formatMs(journal.journaledMedianMs)}, ` +
+        `p99 ${formatMs(journal.journaledP99Ms)}: ${journal.ratio.toFixed(2)}× the plain send, ` +
+        `${formatMs(journal.journaledMedianMs - journal.plainMedianMs)} more per transaction.`,
     ],
     findings: settlementFindings(figures),
     method: [
