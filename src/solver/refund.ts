@@ -65,7 +65,7 @@ export class RefundJob {
       failpoint('refund:after-record');
     }
     if (refund.state === 'signed') {
-      await this.deps.requests.record(quote.requestId, {
+      const taken = await this.deps.requests.record(quote.requestId, {
         type: 'SubmitRefund',
         data: {
           chainId: origin.id,
@@ -77,6 +77,10 @@ export class RefundJob {
           submittedAt: this.now(),
         },
       });
+      if (!taken) {
+        await this.deps.journal.abandon(origin, refund);
+        return 'done';
+      }
       await this.deps.journal.release(origin, refund);
       failpoint('refund:after-broadcast');
     }

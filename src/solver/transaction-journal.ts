@@ -6,6 +6,7 @@ import {
   parseTransaction,
   type PrivateKeyAccount,
   type TransactionReceipt,
+  TransactionReceiptNotFoundError,
 } from 'viem';
 import type { ChainInfo } from '../chains/chain.js';
 import type { Database, SqlExecutor } from '../database/database.js';
@@ -160,30 +161,15 @@ export class TransactionJournal {
   async settle(chain: ChainInfo, entry: JournalEntry): Promise<Settlement> {
     const client = this.clients.of(chain);
     const siblings = await this.withNonce(entry);
-    for (const candidate of [entry, ...siblings.filter((other) => other.id !== entry.id)]) {
-      if (candidate.state === 'void') continue;
-      const receipt = await client.getTransactionReceipt({ hash: candidate.txHash }).catch(() => null);
-      if (!receipt) continue;
-      await this.db.query(
-        `UPDATE solver_transactions SET state = $2, block_number = $3, updated_at = now() WHERE id = $1`,
-        [candidate.id, receipt.status === 'success' ? 'mined' : 'reverted', receipt.blockNumber.toString()],
-      );
-      await this.db.query(
-        `UPDATE solver_transactions SET state = 'dropped', updated_at = now()
-          WHERE chain_id = $1 AND account = $2 AND nonce = $3 AND id <> $4 AND state IN ('signed', 'broadcast')`,
-        [chain.id, entry.account, entry.nonce.toString(), candidate.id],
-      );
-      return {
-        kind: 'mined',
-        entry: { ...candidate, state: receipt.status === 'success' ? 'mined' : 'reverted' },
-        receipt,
-      };
-    }
+    const candidates = [entry, ...siblings.filter((other) => other.id !== entry.id)];
+    const mined = await this.minedAmong(chain, candidates);
+    if (mined) return mined;
     const used = BigInt(await client.getTransactionCount({ address: entry.account, blockTag: 'latest' }));
     if (used > entry.nonce) {
-      // Mined meanwhile, between the receipt reads and the count? Look once more before calling it dropped.
-      const late = await client.getTransactionReceipt({ hash: entry.txHash }).catch(() => null);
-      if (late) return { kind: 'pending' };
+      // One of ours may have mined between the receipt reads and the count: look once more before calling the
+      // nonce lost to a stranger.
+      const late = await this.minedAmong(chain, candidates);
+      if (late) return late;
       await this.db.query(
         `UPDATE solver_transactions SET state = 'dropped', updated_at = now()
           WHERE chain_id = $1 AND account = $2 AND nonce = $3 AND state IN ('signed', 'broadcast')`,
@@ -193,6 +179,40 @@ export class TransactionJournal {
     }
     for (const open of siblings) if (open.state === 'broadcast') await this.send(chain, open);
     return { kind: 'pending' };
+  }
+
+  /**
+   * The candidate (same nonce) that has a receipt, recorded as mined or reverted, the others as dropped; null when
+   * none has one. Only "no such receipt" counts as absent: any other RPC error is thrown, never read as "not mined"
+   * (which could later fail a fill that was paid).
+   */
+  private async minedAmong(
+    chain: ChainInfo,
+    candidates: readonly JournalEntry[],
+  ): Promise<Extract<Settlement, { kind: 'mined' }> | null> {
+    const client = this.clients.of(chain);
+    for (const candidate of candidates) {
+      if (candidate.state === 'void') continue;
+      const receipt = await client
+        .getTransactionReceipt({ hash: candidate.txHash })
+        .catch((error: unknown) => {
+          if (error instanceof TransactionReceiptNotFoundError) return null;
+          throw error;
+        });
+      if (!receipt) continue;
+      const state = receipt.status === 'success' ? 'mined' : 'reverted';
+      await this.db.query(
+        `UPDATE solver_transactions SET state = $2, block_number = $3, updated_at = now() WHERE id = $1`,
+        [candidate.id, state, receipt.blockNumber.toString()],
+      );
+      await this.db.query(
+        `UPDATE solver_transactions SET state = 'dropped', updated_at = now()
+          WHERE chain_id = $1 AND account = $2 AND nonce = $3 AND id <> $4 AND state IN ('signed', 'broadcast')`,
+        [chain.id, candidate.account, candidate.nonce.toString(), candidate.id],
+      );
+      return { kind: 'mined', entry: { ...candidate, state }, receipt };
+    }
+    return null;
   }
 
   /** The entries a job journaled, oldest first. */

@@ -190,6 +190,31 @@ describe('settlement under attack', () => {
     },
   );
 
+  it('a receipt read that fails (RPC error) is not taken for "never mined": the fill is paid once, never refunded', async () => {
+    // Every receipt read fails for two seconds from the first one, while the fill is already mined.
+    let failed = 0;
+    let firstFailure = 0;
+    const proxy = new RpcProxy(b.rpcUrl, (method) => {
+      if (method !== 'eth_getTransactionReceipt') return null;
+      firstFailure ||= Date.now();
+      if (Date.now() - firstFailure > 2_000) return null;
+      failed += 1;
+      return { kind: 'error', message: 'upstream unavailable' };
+    });
+    const app = await start({ DEVNET_B_RPC_URL: await proxy.start() });
+    try {
+      const db = app.app.get<Database>(DATABASE);
+      const { quote, recipient, id } = await quoteOn(app);
+      await deposit(clients, a, quote);
+      await statusIs(app, id, 'success');
+      expect(failed).toBeGreaterThan(0);
+      expect(await received(recipient)).toBe(BigInt(quote.details.currencyOut.amount));
+      expect(await eventTypesOf(db, id)).not.toContain('FillFailed');
+    } finally {
+      await proxy.stop();
+    }
+  });
+
   it('two instances sharing one key and one database pay each deposit once, with no nonce used twice', async () => {
     const first = await start();
     await start({}, undefined, databases[databases.length - 1]);
