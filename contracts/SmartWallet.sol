@@ -37,6 +37,23 @@ contract SmartWallet {
         return signer != address(0) && signer == owner ? ERC1271_MAGIC_VALUE : ERC1271_INVALID;
     }
 
+    struct Call {
+        address to;
+        uint256 value;
+        bytes data;
+    }
+
+    /// @notice Sends several calls in one transaction (a batched wallet call), in order. Owner only; any failure
+    /// reverts them all.
+    function executeBatch(Call[] calldata calls) external payable {
+        if (msg.sender != owner) revert NotOwner(msg.sender);
+        for (uint256 i = 0; i < calls.length; i++) {
+            (bool ok, bytes memory result) = calls[i].to.call{value: calls[i].value}(calls[i].data);
+            if (!ok) revert CallFailed(result);
+            emit Executed(calls[i].to, calls[i].value, calls[i].data);
+        }
+    }
+
     /// @notice Sends a call (and value) from the wallet. Owner only; a failed call reverts with its reason.
     function execute(address to, uint256 value, bytes calldata data) external payable returns (bytes memory) {
         if (msg.sender != owner) revert NotOwner(msg.sender);

@@ -43,7 +43,7 @@ export interface ChainsFileChain {
   readonly depository: string;
   readonly solver: string;
   readonly depositEnabled: Bool;
-  readonly finality: { readonly blocks: Num; readonly seconds: Num };
+  readonly finality: { readonly blocks: Num; readonly seconds: Num; readonly tag?: 'finalized' };
   readonly timeEstimateSeconds: Num;
   readonly gas: {
     readonly defaultPriceWei: Num;
@@ -299,7 +299,14 @@ function parseChain(fields: Fields, context: Context): ParsedChain {
     ? fields.url('publicRpcUrl', ['http:', 'https:'])
     : rpcUrl && withoutCredentials(rpcUrl);
   const finality = fields.object('finality');
-  finality.only(['blocks', 'seconds']);
+  finality.only(['blocks', 'seconds', 'tag']);
+  const finalityTag = finality.has('tag') ? finality.string('tag', true) || null : null;
+  if (finalityTag !== null && finalityTag !== 'finalized') {
+    throw context.fail(finality.at('tag'), 'must be "finalized" (or absent: a block count)');
+  }
+  if (finalityTag !== null && vmType !== 'evm') {
+    throw context.fail(finality.at('tag'), 'is read from EVM chains only');
+  }
   const gas = fields.object('gas');
   gas.only(GAS_FIELDS);
 
@@ -339,6 +346,7 @@ function parseChain(fields: Fields, context: Context): ParsedChain {
     finality: {
       blocks: finality.integer('blocks', 0, 1_000_000),
       seconds: finality.integer('seconds', 0, 86_400),
+      ...(finalityTag ? { tag: 'finalized' as const } : {}),
     },
     timeEstimateSeconds: fields.integer('timeEstimateSeconds', 0, 86_400),
     gas: {

@@ -37,7 +37,11 @@ export interface ChainInfo {
   readonly solver: string;
   readonly depositEnabled: boolean;
   /** Blocks after which a deposit is final, and the typical seconds that takes. */
-  readonly finality: { readonly blocks: number; readonly seconds: number };
+  /**
+   * When a block is final: `tag: 'finalized'` reads the chain's `finalized` block (chains that have one); otherwise
+   * `blocks` deep from the head (1 = the head). `seconds` is the expected time to finality, for estimates.
+   */
+  readonly finality: { readonly blocks: number; readonly seconds: number; readonly tag?: 'finalized' };
   /** Typical seconds from a deposit on this chain to the fill (the quote's `timeEstimate` on this origin). */
   readonly timeEstimateSeconds: number;
   /** Gas used when the RPC cannot say: price in wei (EVM) and the units a deposit and a fill take. */

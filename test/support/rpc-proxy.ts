@@ -8,7 +8,9 @@ export type RpcFault =
   /** Forward, then drop the connection without an answer (a time-out as the caller sees it). */
   | { readonly kind: 'hang-up-after-forward' }
   /** Do not forward; answer with this JSON-RPC error. */
-  | { readonly kind: 'error'; readonly message: string };
+  | { readonly kind: 'error'; readonly message: string }
+  /** Forward the same method with other params (e.g. a lagging `finalized` block), and answer with that. */
+  | { readonly kind: 'forward-as'; readonly params: unknown[] };
 
 /**
  * A real JSON-RPC proxy on loopback in front of a devnet, which injects faults into chosen calls: `decide` sees each
@@ -54,7 +56,9 @@ export class RpcProxy {
     const fault = this.decide(call.method, call.params ?? []);
     this.calls.push({ method: call.method, fault: fault !== null });
     if (fault?.kind === 'error') return rpcError(call.id, fault.message);
-    const answer = await this.forward(body);
+    const answer = await this.forward(
+      fault?.kind === 'forward-as' ? JSON.stringify({ ...call, params: fault.params }) : body,
+    );
     if (fault?.kind === 'error-after-forward') return rpcError(call.id, fault.message);
     if (fault?.kind === 'hang-up-after-forward') return null;
     return answer;

@@ -32,6 +32,7 @@ export interface DepositLog {
 interface DepositFacts {
   readonly chainId: number;
   readonly txHash: string;
+  readonly logIndex: number;
   readonly block: number;
   readonly timestamp: number;
   readonly fee: string;
@@ -105,7 +106,7 @@ export class ChainWatcher {
     // A reorg to a shorter chain: scan the new blocks again from the new head.
     const seenFrom = (cursor.seen > head ? head : cursor.seen) + 1n;
     const seenTo = min(head, seenFrom + BigInt(this.options.maxBlockRange) - 1n);
-    const finalHead = head - BigInt(Math.max(0, chain.finality.blocks - 1));
+    const finalHead = await this.finalHead(chain, head);
     const finalFrom = cursor.final + 1n;
     const finalTo = min(finalHead, finalFrom + BigInt(this.options.maxBlockRange) - 1n);
 
@@ -133,13 +134,25 @@ export class ChainWatcher {
     const client = this.client(chain);
     const receipt = await client.getTransactionReceipt({ hash: txHash });
     const head = await client.getBlockNumber();
-    const final = head - receipt.blockNumber + 1n >= BigInt(chain.finality.blocks);
+    const final = receipt.blockNumber <= (await this.finalHead(chain, head));
     const deposits = receipt.status === 'success' ? this.decode(chain, receipt.logs) : [];
     for (const deposit of deposits) {
       await this.detect(chain, deposit);
       if (final) await this.confirm(chain, deposit);
     }
     return { deposits: deposits.length, final };
+  }
+
+  /**
+   * The newest final block: the chain's `finalized` block where its config says it has one (`finality.tag`), else
+   * `finality.blocks` deep from the head (1 = the head itself).
+   */
+  private async finalHead(chain: ChainInfo, head: bigint): Promise<bigint> {
+    if (chain.finality.tag === 'finalized') {
+      const block = await this.client(chain).getBlock({ blockTag: 'finalized' });
+      return min(block.number, head);
+    }
+    return head - BigInt(Math.max(0, chain.finality.blocks - 1));
   }
 
   private async cursor(chain: ChainInfo, head: bigint): Promise<{ seen: bigint; final: bigint }> {
@@ -224,7 +237,7 @@ export class ChainWatcher {
         deposit.depositor,
         deposit.currency,
         deposit.amount.toString(),
-        rejected.code === 'REQUEST_NOT_FOUND' ? 'UNKNOWN_REQUEST' : 'REQUEST_CANNOT_TAKE_DEPOSIT',
+        unmatchedReason(rejected),
       ],
     );
   }
@@ -255,6 +268,7 @@ export class ChainWatcher {
     return {
       chainId: chain.id,
       txHash: deposit.txHash,
+      logIndex: deposit.logIndex,
       block: Number(deposit.blockNumber),
       timestamp: Number(block.timestamp),
       fee: (receipt.gasUsed * receipt.effectiveGasPrice).toString(),
@@ -296,6 +310,13 @@ export class ChainWatcher {
     }
     return client;
   }
+}
+
+/** Why a deposit is kept in `unmatched_deposits` (docs/settlement.md, "Wrong deposits"). */
+function unmatchedReason(error: RequestDomainError): string {
+  if (error.code === 'REQUEST_NOT_FOUND') return 'UNKNOWN_REQUEST';
+  if (error.code === 'DEPOSIT_MISMATCH') return error.mismatch ?? 'DEPOSIT_MISMATCH';
+  return 'REQUEST_CANNOT_TAKE_DEPOSIT';
 }
 
 const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);

@@ -28,7 +28,14 @@ import {
   WithdrawalAuthorized,
   type WithdrawalAuthorizedData,
 } from './request-events.js';
-import { type QuotedState, type RequestState, txKey } from './request-state.js';
+import {
+  depositKey,
+  type QuotedState,
+  type RequestState,
+  sameDeposit,
+  type TxKey,
+  txKey,
+} from './request-state.js';
 import { nextStatus } from './request-status.js';
 
 /** What can be asked of a request. Each carries its own time; decide() never reads the clock. */
@@ -53,13 +60,19 @@ export type RequestErrorCode =
   | 'ILLEGAL_TRANSITION'
   | 'DEADLINE_NOT_REACHED'
   | 'DEADLINE_PASSED'
+  | 'DEPOSIT_MISMATCH'
   | 'FILL_MISMATCH';
+
+/** Why a deposit is not this request's to take (it is returned to its depositor instead). */
+export type DepositMismatch = 'WRONG_CHAIN' | 'WRONG_DEPOSITORY' | 'WRONG_CURRENCY';
 
 /** A command the request's state does not allow; nothing is appended. */
 export class RequestDomainError extends Error {
   constructor(
     readonly code: RequestErrorCode,
     message: string,
+    /** For DEPOSIT_MISMATCH: which rule the deposit broke. */
+    readonly mismatch?: DepositMismatch,
   ) {
     super(message);
     this.name = 'RequestDomainError';
@@ -93,13 +106,12 @@ export function decide(state: RequestState, command: RequestCommand): Decided[] 
     `${state.requestId}:${kind}:${txKey(chainId, txHash)}`;
   switch (command.type) {
     case 'DetectDeposit': {
-      const key = txKey(command.data.chainId, command.data.txHash);
-      if (state.depositsDetected.includes(key) || depositOf(state) === key) return [];
-      return allow(
-        state,
-        new DepositDetected(command.data),
-        id('deposit-detected', command.data.chainId, command.data.txHash),
-      );
+      const data = command.data;
+      const key = depositKey(data.chainId, data.txHash, data.logIndex);
+      if (state.depositsDetected.some((seen) => sameDeposit(seen, key)) || sameDeposit(depositOf(state), key))
+        return [];
+      refuseMismatch(state, data);
+      return allow(state, new DepositDetected(data), depositId(state, 'deposit-detected', key));
     }
     case 'SubmitDeposit': {
       const tx = command.data.txHash ? txKey(command.data.chainId, command.data.txHash) : null;
@@ -107,12 +119,28 @@ export function decide(state: RequestState, command: RequestCommand): Decided[] 
       return allow(state, new DepositSubmitted(command.data));
     }
     case 'ConfirmDeposit': {
-      if (depositOf(state) === txKey(command.data.chainId, command.data.txHash)) return [];
-      return allow(
-        state,
-        new DepositConfirmed(command.data),
-        id('deposit', command.data.chainId, command.data.txHash),
-      );
+      const data = command.data;
+      const key = depositKey(data.chainId, data.txHash, data.logIndex);
+      if (sameDeposit(depositOf(state), key)) return [];
+      refuseMismatch(state, data);
+      const confirmed = allow(state, new DepositConfirmed(data), depositId(state, 'deposit', key));
+      // A deposit on the right chain, into the right depository, in the right currency is the request's, but one
+      // that is short or came after the quote expired cannot be filled as quoted: it fails now, and is refunded.
+      const unfillable = unfillableDeposit(state, data);
+      if (!unfillable) return confirmed;
+      return [
+        ...confirmed,
+        {
+          event: new FillFailed({
+            failReason: unfillable.reason,
+            failedTxHash: null,
+            failedTxBlockNumber: null,
+            failedCallData: null,
+            details: unfillable.details,
+            failedAt: data.confirmedAt,
+          }),
+        },
+      ];
     }
     case 'SubmitFill': {
       if ('fill' in state && state.fill === txKey(command.data.chainId, command.data.txHash)) return [];
@@ -249,6 +277,60 @@ function allow(state: QuotedState, event: RequestEvent, id?: string): Decided[] 
   return [{ event, ...(id ? { id } : {}) }];
 }
 
-function depositOf(state: QuotedState): string | null {
+function depositOf(state: QuotedState): TxKey | null {
   return 'deposit' in state ? state.deposit : null;
+}
+
+/** Deposit event ids: `<requestId>:<kind>:<chainId>:<txHash>:<logIndex>`. */
+function depositId(state: QuotedState, kind: string, key: TxKey): string {
+  return `${state.requestId}:${kind}:${key}`;
+}
+
+/**
+ * Refuses a deposit that is not this request's: made on another chain than the quote's origin, into another
+ * contract than that chain's depository, or in another currency. Every EVM chain shares the depository address and
+ * the native currency's zero address, so all three are checked; such a deposit is returned where it was made.
+ */
+function refuseMismatch(
+  state: QuotedState,
+  deposit: { readonly chainId: number; readonly depository: string; readonly currency: string },
+): void {
+  const expected = state.payment;
+  const refuse = (mismatch: DepositMismatch, what: string) => {
+    throw new RequestDomainError(
+      'DEPOSIT_MISMATCH',
+      `Request ${state.requestId} takes deposits ${what}`,
+      mismatch,
+    );
+  };
+  if (deposit.chainId !== expected.chainId) {
+    refuse('WRONG_CHAIN', `on chain ${expected.chainId}, not ${deposit.chainId}`);
+  }
+  if (expected.depository !== '' && deposit.depository.toLowerCase() !== expected.depository) {
+    refuse('WRONG_DEPOSITORY', `into ${expected.depository}, not ${deposit.depository}`);
+  }
+  if (deposit.currency.toLowerCase() !== expected.currency) {
+    refuse('WRONG_CURRENCY', `in ${expected.currency}, not ${deposit.currency}`);
+  }
+}
+
+/** Why a deposit that is the request's cannot be filled as quoted (short, or after the quote expired), or null. */
+function unfillableDeposit(
+  state: QuotedState,
+  deposit: { readonly amount: string; readonly timestamp: number },
+): { reason: string; details: string } | null {
+  const expiredFirst = state.status === 'waiting' && state.expired && state.expiredReason === 'QUOTE_EXPIRED';
+  if (expiredFirst || deposit.timestamp * 1000 > Date.parse(state.quoteExpiresAt)) {
+    return {
+      reason: 'DEPOSIT_AFTER_EXPIRY',
+      details: `deposited at ${new Date(deposit.timestamp * 1000).toISOString()}, quote expired at ${state.quoteExpiresAt}`,
+    };
+  }
+  if (BigInt(deposit.amount) < BigInt(state.payment.amount)) {
+    return {
+      reason: 'DEPOSIT_AMOUNT_TOO_LOW',
+      details: `deposited ${deposit.amount}, quoted ${state.payment.amount}`,
+    };
+  }
+  return null;
 }

@@ -83,6 +83,8 @@ export class RequestQuoted extends DomainEvent<RequestQuotedData> {}
 
 /** A deposit transaction for this order seen onchain, not yet final. Status stays `waiting`; history lists it. */
 export interface DepositDetectedData extends ChainTransaction {
+  /** The deposit log's index in its transaction (absent on events recorded before it was kept). */
+  readonly logIndex?: number;
   readonly amount: string;
   readonly currency: string;
   readonly depositor: string;
@@ -106,6 +108,8 @@ export class DepositSubmitted extends DomainEvent<DepositSubmittedData> {}
 
 /** The deposit is final on the origin chain: `pending` (fill pending submission). */
 export interface DepositConfirmedData extends ChainTransaction {
+  /** The deposit log's index in its transaction (absent on events recorded before it was kept). */
+  readonly logIndex?: number;
   readonly amount: string;
   readonly currency: string;
   readonly depositor: string;

@@ -7,6 +7,30 @@ import { nextStatus, type RequestStatus } from './request-status.js';
 export type TxKey = string;
 export const txKey = (chainId: number, txHash: string): TxKey => `${chainId}:${txHash.toLowerCase()}`;
 
+/**
+ * A deposit's identity: `<chainId>:<txHash>:<logIndex>` (one transaction may carry several deposit logs). Events
+ * recorded before the log index was kept fold to `<chainId>:<txHash>:*`, which stands for any log of that transaction.
+ */
+export const depositKey = (chainId: number, txHash: string, logIndex: number | undefined): TxKey =>
+  `${txKey(chainId, txHash)}:${logIndex ?? '*'}`;
+
+/** Whether two deposit keys name the same deposit (`*`, an old event's unknown log index, matches any). */
+export function sameDeposit(a: TxKey | null, b: TxKey): boolean {
+  if (a === null) return false;
+  if (a === b) return true;
+  const [chainA, txA, logA] = a.split(':');
+  const [chainB, txB, logB] = b.split(':');
+  return chainA === chainB && txA === txB && (logA === '*' || logB === '*');
+}
+
+/** Where the quote said the deposit goes: only a deposit matching all of it counts. */
+export interface ExpectedPayment {
+  readonly chainId: number;
+  readonly depository: string;
+  readonly currency: string;
+  readonly amount: string;
+}
+
 /** What every request knows once quoted: enough to decide, not the whole record (read models fold their own). */
 interface Quoted {
   readonly requestId: string;
@@ -17,6 +41,7 @@ interface Quoted {
   readonly depositConfirmationTimeoutSeconds: number;
   readonly fillDeadline: string;
   readonly hasDepositAddress: boolean;
+  readonly payment: ExpectedPayment;
   /** Deposits seen onchain (final or not). */
   readonly depositsDetected: readonly TxKey[];
   readonly expired: boolean;
@@ -85,7 +110,7 @@ export function evolve(state: RequestState, event: RequestEvent): RequestState {
   switch (type) {
     case 'DepositDetected': {
       const e = event as DepositDetected;
-      const key = txKey(e.chainId, e.txHash);
+      const key = depositKey(e.chainId, e.txHash, e.logIndex);
       const depositsDetected = base.depositsDetected.includes(key)
         ? base.depositsDetected
         : [...base.depositsDetected, key];
@@ -108,7 +133,7 @@ export function evolve(state: RequestState, event: RequestEvent): RequestState {
     }
     case 'DepositConfirmed': {
       const e = event as DepositConfirmed;
-      const key = txKey(e.chainId, e.txHash);
+      const key = depositKey(e.chainId, e.txHash, e.logIndex);
       const depositsDetected = base.depositsDetected.includes(key)
         ? base.depositsDetected
         : [...base.depositsDetected, key];
@@ -172,6 +197,7 @@ function quoted(e: RequestQuoted): Waiting {
     depositConfirmationTimeoutSeconds: e.depositConfirmationTimeoutSeconds,
     fillDeadline: e.fillDeadline,
     hasDepositAddress: e.depositAddress !== null,
+    payment: expectedPayment(e),
     depositsDetected: [],
     expired: false,
     expiredReason: null,
@@ -180,6 +206,26 @@ function quoted(e: RequestQuoted): Waiting {
     updatedAt: e.quotedAt,
     firstDepositDetectedAt: null,
   };
+}
+
+/**
+ * The quote's payment details (depository, currency, amount) on its origin chain (the details name the chain by its
+ * protocol name, the quote by its id); quotes recorded without them expect the input currency.
+ */
+function expectedPayment(e: RequestQuoted): ExpectedPayment {
+  const details = (e.protocol as { paymentDetails?: ProtocolPayment } | undefined)?.paymentDetails;
+  return {
+    chainId: e.originChainId,
+    depository: (details?.depository ?? '').toLowerCase(),
+    currency: (details?.currency ?? e.currencyIn.currency.address).toLowerCase(),
+    amount: details?.amount ?? e.currencyIn.amount,
+  };
+}
+
+interface ProtocolPayment {
+  readonly depository: string;
+  readonly currency: string;
+  readonly amount: string;
 }
 
 function failed(

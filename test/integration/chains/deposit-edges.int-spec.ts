@@ -156,7 +156,7 @@ describe('deposits at the edges (3-block finality)', () => {
     expect((await statusOf(quote.protocol.v2.orderId)).failReason).toBe('DEPOSIT_AFTER_EXPIRY');
   });
 
-  it('refunds a deposit in another currency than quoted, in that currency (DEPOSIT_CURRENCY_MISMATCH)', async () => {
+  it('returns a deposit in another currency than quoted to its depositor, in that currency (WRONG_CURRENCY)', async () => {
     const weth = a.deployment.weth;
     const wrap = encodeFunctionData({ abi: wethAbi, functionName: 'deposit' });
     await send(a, a.accounts.user.privateKey, weth, wrap, 10n ** 17n);
@@ -174,7 +174,8 @@ describe('deposits at the edges (3-block finality)', () => {
       weth,
       encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [a.deployment.depository, amount] }),
     );
-    await send(
+    const before = await clients.balanceOf(a.chainId, weth, user.address);
+    const receipt = await send(
       a,
       a.accounts.user.privateKey,
       a.deployment.depository,
@@ -185,13 +186,16 @@ describe('deposits at the edges (3-block finality)', () => {
       }),
     );
     await a.mine(FINALITY);
-    await waitFor(async () => (await statusOf(id)).status === 'refund', 'the refund');
-    expect((await statusOf(id)).failReason).toBe('DEPOSIT_CURRENCY_MISMATCH');
-    const refund = (await eventsOf(id)).find((e) => e.event_type === 'RefundSucceeded')!.data as unknown as {
-      currency: string;
-      amount: string;
-    };
-    expect(refund).toMatchObject({ currency: weth, amount: amount.toString() });
+    await waitFor(async () => {
+      const { rows } = await db.query<{ state: string; reason: string }>(
+        'SELECT state, reason FROM unmatched_deposits WHERE tx_hash = $1',
+        [receipt.transactionHash.toLowerCase()],
+      );
+      return rows[0]?.state === 'done' && rows[0].reason === 'WRONG_CURRENCY';
+    }, 'the return');
+    expect(await clients.balanceOf(a.chainId, weth, user.address)).toBe(before);
+    expect((await statusOf(id)).status).toBe('waiting');
+    expect((await eventsOf(id)).map((e) => e.event_type)).toEqual(['RequestQuoted']);
   });
 
   it("never runs a quote's destination calls from the solver's own account (an approve of the solver's USDC)", async () => {

@@ -46,7 +46,7 @@ describe('Request decisions', () => {
   it('records the same chain fact once, with an id derived from it', () => {
     const [first] = given(quoted).when(detect).then('DepositDetected');
     expect(first.id).toBe(
-      `${quote.requestId}:deposit-detected:${quote.originChainId}:${(detect.data as { txHash: string }).txHash}`,
+      `${quote.requestId}:deposit-detected:${quote.originChainId}:${(detect.data as { txHash: string }).txHash}:*`,
     );
     given(quoted, detect).when(detect).then();
     given(quoted, detect, confirm).when(confirm).then();
@@ -139,6 +139,90 @@ describe('Request decisions', () => {
       given(quoted, detect, confirm, expireAt(quote.fillDeadline))
         .when(submitFill)
         .thenThrows('ILLEGAL_TRANSITION');
+    });
+  });
+
+  describe('deposit rules', () => {
+    const deposit = (
+      changes: Record<string, unknown>,
+      type: 'ConfirmDeposit' | 'DetectDeposit' = 'ConfirmDeposit',
+    ) =>
+      ({
+        type,
+        data: {
+          ...((type === 'ConfirmDeposit' ? confirm : detect).data as object),
+          logIndex: 0,
+          ...changes,
+        },
+      }) as RequestCommand;
+    const refusal = (command: RequestCommand) => {
+      try {
+        decide(given(quoted).state, command);
+      } catch (error) {
+        return { code: (error as RequestDomainError).code, mismatch: (error as RequestDomainError).mismatch };
+      }
+      return null;
+    };
+
+    it.each([
+      ['on another chain', { chainId: quote.destinationChainId }, 'WRONG_CHAIN'],
+      [
+        'into another contract',
+        { depository: '0x000000000000000000000000000000000000bEEF' },
+        'WRONG_DEPOSITORY',
+      ],
+      ['in another currency', { currency: '0x000000000000000000000000000000000000dEaD' }, 'WRONG_CURRENCY'],
+    ])(
+      'refuses a deposit %s (seen or final): it is not the request’s, it is returned',
+      (_, changes, mismatch) => {
+        expect(refusal(deposit(changes))).toEqual({ code: 'DEPOSIT_MISMATCH', mismatch });
+        expect(refusal(deposit(changes, 'DetectDeposit'))).toEqual({ code: 'DEPOSIT_MISMATCH', mismatch });
+      },
+    );
+
+    it('refuses a short deposit on another chain too (never "refunded" where it was not made)', () => {
+      const short = (BigInt(quote.currencyIn.amount) - 1n).toString();
+      expect(refusal(deposit({ chainId: quote.destinationChainId, amount: short }))).toMatchObject({
+        mismatch: 'WRONG_CHAIN',
+      });
+    });
+
+    it('confirms a short deposit and fails it at once (DEPOSIT_AMOUNT_TOO_LOW): the refund follows', () => {
+      const short = (BigInt(quote.currencyIn.amount) - 1n).toString();
+      const [, failed] = given(quoted)
+        .when(deposit({ amount: short }))
+        .then('DepositConfirmed', 'FillFailed');
+      expect(failed.event).toMatchObject({ failReason: 'DEPOSIT_AMOUNT_TOO_LOW' });
+      given(quoted)
+        .when(deposit({ amount: quote.currencyIn.amount }))
+        .then('DepositConfirmed');
+      const more = (BigInt(quote.currencyIn.amount) + 1n).toString();
+      given(quoted)
+        .when(deposit({ amount: more }))
+        .then('DepositConfirmed');
+    });
+
+    it('confirms a deposit made after the quote expired and fails it (DEPOSIT_AFTER_EXPIRY)', () => {
+      const late = Date.parse(quote.quoteExpiresAt) / 1000 + 1;
+      const [, failed] = given(quoted)
+        .when(deposit({ timestamp: late }))
+        .then('DepositConfirmed', 'FillFailed');
+      expect(failed.event).toMatchObject({ failReason: 'DEPOSIT_AFTER_EXPIRY' });
+      given(quoted, expireAt(quote.quoteExpiresAt)).when(deposit({})).then('DepositConfirmed', 'FillFailed');
+    });
+
+    it('tells two deposit logs of one transaction apart: the second is refused (and returned)', () => {
+      const first = deposit({ logIndex: 3 });
+      const second = deposit({ logIndex: 4 });
+      given(quoted, first).when(first).then();
+      given(quoted, first).when(second).thenThrows('ILLEGAL_TRANSITION');
+    });
+
+    it('takes a deposit recorded before log indexes were kept as the same deposit when it is reported again', () => {
+      const old = confirm; // no logIndex
+      given(quoted, old)
+        .when(deposit({ logIndex: 7 }))
+        .then();
     });
   });
 

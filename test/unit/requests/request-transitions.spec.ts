@@ -68,6 +68,13 @@ const HISTORIES: Record<RequestStatus | 'none', RequestCommand[]> = {
   refund: [quoteCmd, detect, confirm, failFill, refundSuccess(1)],
 };
 
+/** What the quote asks to be deposited, as a deposit event carries it. */
+const paid = {
+  amount: quote.protocol.paymentDetails.amount,
+  currency: quote.protocol.paymentDetails.currency,
+  depository: quote.protocol.paymentDetails.depository,
+};
+
 /** A command that produces each event type as a new fact (fresh transaction hashes). */
 function commandFor(type: RequestEventType, from: RequestStatus | 'none'): RequestCommand {
   const tx = { chainId: quote.originChainId, txHash: fresh(2), block: 9, timestamp: 1_790_000_000, fee: '1' };
@@ -79,10 +86,8 @@ function commandFor(type: RequestEventType, from: RequestStatus | 'none'): Reque
         type: 'DetectDeposit',
         data: {
           ...tx,
-          amount: '1',
-          currency: '0x1',
+          ...paid,
           depositor: quote.user,
-          depository: '0x2',
           detectedAt: '2026-11-01T00:00:30.000Z',
         },
       };
@@ -96,10 +101,8 @@ function commandFor(type: RequestEventType, from: RequestStatus | 'none'): Reque
         type: 'ConfirmDeposit',
         data: {
           ...tx,
-          amount: '1',
-          currency: '0x1',
+          ...paid,
           depositor: quote.user,
-          depository: '0x2',
           confirmedAt: '2026-11-01T00:00:30.000Z',
         },
       };
