@@ -91,6 +91,7 @@ function addressesFile(chains: readonly LocalChain[], deployments: readonly Devn
         String(chain.chainId),
         {
           depository: deployments[index].depository,
+          callExecutor: deployments[index].callExecutor,
           solver: DEVNET_ACCOUNTS.solver.address,
           currencies: { USDC: deployments[index].usdc, WETH: deployments[index].weth },
         },
@@ -122,6 +123,7 @@ function summary(
       `    USDC             ${deployment.usdc}`,
       `    WETH             ${deployment.weth}`,
       `    SmartWallet      ${deployment.smartWallet}  (owner: user)`,
+      `    CallExecutor     ${deployment.callExecutor}  (solver: solver)`,
       '',
     );
   });

@@ -302,6 +302,8 @@ export function evolveRequestRecord(
               ? { ...v3.data.feeSponsorship, actual: e.feeSponsorship }
               : null,
             route: { ...v3.data.route, actual: route },
+            // Destination calls that failed after the payment (undone; the output went to the recipient).
+            failedCallData: e.failedCallData ?? v3.data.failedCallData,
           },
         },
         e.completedAt,

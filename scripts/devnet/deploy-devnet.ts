@@ -80,6 +80,8 @@ export interface DevnetDeployment {
   readonly usdc: Address;
   readonly weth: Address;
   readonly smartWallet: Address;
+  /** FerryCallExecutor (solver: the solver account), deployed after the USDC mints (deployer nonce 6). */
+  readonly callExecutor: Address;
 }
 
 export interface DeployDevnetParameters {
@@ -89,8 +91,9 @@ export interface DeployDevnetParameters {
 
 /**
  * Deploys FerryDepository (owner: the solver), TestUSDC, TestWETH and SmartWallet (owner: the user) from the
- * deployer, in that order, then mints USDC to the solver and the user. On a fresh chain the deployer's nonces 0 to
- * 3 give the addresses the config files list (0x5FbDB…, 0xe7f17…, 0x9fE46…, 0xCf7Ed…). Automine is switched on
+ * deployer, in that order, then mints USDC to the solver and the user, then deploys FerryCallExecutor (solver: the
+ * solver account). On a fresh chain the deployer's nonces 0 to 3 and 6 give the addresses the config files list
+ * (0x5FbDB…, 0xe7f17…, 0x9fE46…, 0xCf7Ed…, executor 0x01658…). Automine is switched on
  * for the deployment and restored after, so an interval-mined chain does not wait a block per transaction.
  *
  * @example const deployment = await deployDevnet({ rpcUrl: 'http://127.0.0.1:8545', chainId: 31337 })
@@ -109,11 +112,12 @@ export async function deployDevnet({ rpcUrl, chainId }: DeployDevnetParameters):
     chain,
     transport,
   });
-  const [depository, usdc, weth, smartWallet] = [
+  const [depository, usdc, weth, smartWallet, callExecutor] = [
     'FerryDepository',
     'TestUSDC',
     'TestWETH',
     'SmartWallet',
+    'FerryCallExecutor',
   ].map(readArtifact);
 
   const automine = await rpc<boolean>(rpcUrl, 'hardhat_getAutomine');
@@ -129,7 +133,7 @@ export async function deployDevnet({ rpcUrl, chainId }: DeployDevnetParameters):
       const { contractAddress } = await confirm(hash, `Deploying ${artifact.contractName}`);
       return getAddress(contractAddress!);
     };
-    const deployment: DevnetDeployment = {
+    const contracts = {
       depository: await deploy(depository, [DEVNET_ACCOUNTS.solver.address]),
       usdc: await deploy(usdc),
       weth: await deploy(weth),
@@ -140,14 +144,17 @@ export async function deployDevnet({ rpcUrl, chainId }: DeployDevnetParameters):
       [DEVNET_ACCOUNTS.user.address, DEVNET_FUNDING.userUsdc],
     ] as const) {
       const hash = await deployer.writeContract({
-        address: deployment.usdc,
+        address: contracts.usdc,
         abi: usdc.abi,
         functionName: 'mint',
         args: [to, amount],
       });
       await confirm(hash, `Minting USDC to ${to}`);
     }
-    return deployment;
+    return {
+      ...contracts,
+      callExecutor: await deploy(callExecutor, [DEVNET_ACCOUNTS.solver.address]),
+    };
   } finally {
     if (!automine) await rpc(rpcUrl, 'evm_setAutomine', [false]);
   }

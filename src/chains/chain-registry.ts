@@ -41,6 +41,8 @@ export interface ChainsFileChain {
   readonly wsRpcUrl?: string;
   readonly explorerUrl?: string;
   readonly depository: string;
+  /** `FerryCallExecutor` (EVM only): fills with destination calls go through it. Absent or empty: none. */
+  readonly callExecutor?: string;
   readonly solver: string;
   readonly depositEnabled: Bool;
   readonly finality: { readonly blocks: Num; readonly seconds: Num; readonly tag?: 'finalized' };
@@ -86,6 +88,7 @@ export interface DevnetAddresses {
       string,
       {
         readonly depository?: string;
+        readonly callExecutor?: string;
         readonly solver?: string;
         /** Currency address by symbol (`{"USDC": "0x…", "WETH": "0x…"}`). */
         readonly currencies?: Readonly<Record<string, string>>;
@@ -231,6 +234,7 @@ const CHAIN_FIELDS = [
   'wsRpcUrl',
   'explorerUrl',
   'depository',
+  'callExecutor',
   'solver',
   'depositEnabled',
   'finality',
@@ -341,6 +345,7 @@ function parseChain(fields: Fields, context: Context): ParsedChain {
     wsRpcUrl,
     explorerUrl: fields.url('explorerUrl', ['http:', 'https:']),
     depository: fields.address('depository', vmType, 'wallet'),
+    ...callExecutor(fields, vmType, context),
     solver: fields.address('solver', vmType, 'wallet'),
     depositEnabled: fields.boolean('depositEnabled'),
     finality: {
@@ -363,6 +368,13 @@ function parseChain(fields: Fields, context: Context): ParsedChain {
     currencies: byKey,
     publicRpcUrl,
   };
+}
+
+/** `callExecutor`: an EVM contract address, or absent / empty (this chain fills no destination calls). */
+function callExecutor(fields: Fields, vmType: VmType, context: Context): { callExecutor?: string } {
+  if (!fields.has('callExecutor') || fields.string('callExecutor', true) === '') return {};
+  if (vmType !== 'evm') throw context.fail(fields.at('callExecutor'), 'is for EVM chains only');
+  return { callExecutor: fields.address('callExecutor', vmType, 'wallet') };
 }
 
 function parseCurrency(fields: Fields, chainId: number, vmType: VmType, native: boolean): ChainCurrency {
@@ -610,11 +622,17 @@ function applyDevnetAddresses(value: unknown, overrides: unknown, file: string, 
     const index = chains.findIndex((chain) => isObject(chain) && String(chain.id) === chainId);
     if (index < 0) throw fail(`chains.${chainId}`, 'names no chain of the chains file');
     if (!isObject(entry)) throw fail(`chains.${chainId}`, 'must be an object');
-    const unknown = Object.keys(entry).find((key) => !['depository', 'solver', 'currencies'].includes(key));
-    if (unknown)
-      throw fail(`chains.${chainId}.${unknown}`, 'is not a known field (depository, solver, currencies)');
+    const unknown = Object.keys(entry).find(
+      (key) => !['depository', 'callExecutor', 'solver', 'currencies'].includes(key),
+    );
+    if (unknown) {
+      throw fail(
+        `chains.${chainId}.${unknown}`,
+        'is not a known field (depository, callExecutor, solver, currencies)',
+      );
+    }
     const chain = { ...(chains[index] as Json) };
-    for (const key of ['depository', 'solver'] as const) {
+    for (const key of ['depository', 'callExecutor', 'solver'] as const) {
       if (entry[key] === undefined) continue;
       if (typeof entry[key] !== 'string') throw fail(`chains.${chainId}.${key}`, 'must be a string');
       chain[key] = entry[key];

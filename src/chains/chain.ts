@@ -33,6 +33,8 @@ export interface ChainInfo {
   readonly explorerUrl: string | null;
   /** Ferry's depository on this chain (where deposits go), in the chain's address format. */
   readonly depository: string;
+  /** `FerryCallExecutor` on this chain (EVM): fills with destination calls run through it; absent: none here. */
+  readonly callExecutor?: string;
   /** The solver's address on this chain (fills come from it; withdrawals from perps exchanges are sent to it). */
   readonly solver: string;
   readonly depositEnabled: boolean;

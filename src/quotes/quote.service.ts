@@ -12,7 +12,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import { ExecuteRequestCommand } from '../requests/commands/execute-request.command.js';
 import type { Amount, QuotedRoute } from '../requests/domain/records.js';
 import type { RequestQuotedData } from '../requests/domain/request-events.js';
-import { orderCallsFromTxs } from './domain/order/order-calls.js';
+import { fundedCallValue, orderCallsFromTxs } from './domain/order/order-calls.js';
 import { buildOrder, type BuiltOrder } from './domain/order/order-data.js';
 import { ConfigPriceSource } from './domain/pricing/config-price-source.js';
 import { Decimal, toUnits } from './domain/pricing/decimal.js';
@@ -252,6 +252,15 @@ export class QuoteService {
         : {}),
       useDepositAddress: request.useDepositAddress === true,
     });
+    fundedCallValue(
+      orderCallsFromTxs(request.txs ?? []),
+      {
+        native: currencyOut.metadata.isNative === true,
+        amount: BigInt(priced.currencyOut.amount),
+        symbol: currencyOut.symbol,
+      },
+      destination,
+    );
     return { parties, priced, userBalance };
   }
 
@@ -392,6 +401,14 @@ export class QuoteService {
       slippageTolerance: priced.slippageTolerance,
       timeEstimate: parties.origin.timeEstimateSeconds,
       ...(userBalance === null ? {} : { userBalance: userBalance.toString() }),
+      // The native value the destination calls spend out of the output (docs/quotes.md), when there are calls.
+      ...((request.txs?.length ?? 0) > 0
+        ? {
+            callValue: orderCallsFromTxs(request.txs ?? [])
+              .reduce((sum, call) => sum + call.value, 0n)
+              .toString(),
+          }
+        : {}),
       fallbackType: 'none',
       isFixedRate: false,
       fixedRateFee: { usd: '0' },

@@ -1,15 +1,16 @@
-import type { Hash, Hex, TransactionReceipt } from 'viem';
+import { encodeFunctionData, type Hash, maxUint256, type TransactionReceipt } from 'viem';
+import { erc20Abi } from '../chains/abi/erc20.js';
 import type { ChainRegistry } from '../chains/chain-registry.js';
 import type { ChainInfo } from '../chains/chain.js';
 import type { Clock } from '../common/clock.js';
 import { failpoint } from '../common/failpoints.js';
 import type { EventStore } from '../event-store/event-store.js';
 import type { EvmClients } from './evm-clients.js';
-import { destinationCalls, transferIntent } from './payments.js';
+import { failedCallOf, planFill, type TokenAllowance } from './call-execution.js';
 import type { RequestCommands } from './request-commands.js';
 import { readRequestFacts, type RequestFacts } from './request-facts.js';
 import { type ClaimedJob, jobKey, type SolverJobs } from './solver-jobs.js';
-import type { JournalEntry, Settlement, TransactionJournal } from './transaction-journal.js';
+import type { JournalEntry, Settlement, TransactionJournal, TxIntent } from './transaction-journal.js';
 
 export type JobOutcome = 'done' | 'later';
 
@@ -38,8 +39,10 @@ export interface FillDeps {
  *    cancellation → failure (and then a refund). A fill still unmined after the deadline is cancelled with its own
  *    nonce; the refund waits until the cancellation, not the fill, has mined.
  *
- * Destination calls are not run from the solver's account: a quote with calls is failed before any payment
- * (DESTINATION_CALLS_UNSUPPORTED) until they run through the call executor.
+ * Destination calls never run from the solver's account: a quote with calls is filled through the chain's call
+ * executor (`call-execution.ts`), which runs them in a sandbox with exactly the output; calls that fail there are
+ * undone, the output goes to the recipient, and the fill is a success recording the failed call (`failedCallData`).
+ * A chain without an executor fails such a quote before paying anything (DESTINATION_CALLS_UNSUPPORTED).
  */
 export class FillJob {
   constructor(private readonly deps: FillDeps) {}
@@ -53,15 +56,13 @@ export class FillJob {
     );
     if (!fill) {
       if (facts.status !== 'pending' || !facts.deposit) return 'done';
-      if (destinationCalls(facts.quote).length > 0) {
-        await this.fail(
-          facts,
-          'DESTINATION_CALLS_UNSUPPORTED',
-          'destination calls are not executed by this solver',
-        );
+      const plan = planFill(facts.quote, destination);
+      if (plan.kind === 'refuse') {
+        await this.fail(facts, plan.reason, plan.details);
         return 'done';
       }
-      const recorded = await this.journalFill(job, facts, destination);
+      if (plan.allowance && !(await this.allowed(job, destination, plan.allowance))) return 'later';
+      const recorded = await this.journalFill(job, facts, destination, plan.intent);
       if (!recorded) return 'done';
       fill = recorded;
       failpoint('fill:after-record');
@@ -83,19 +84,57 @@ export class FillJob {
     return this.await(job, facts, destination, fill);
   }
 
+  /**
+   * Whether the call executor may pull the output from the solver; if not, journals and sends an approval (the
+   * executor only ever pulls what the solver's own `fill` names) and answers false until it has mined.
+   */
+  private async allowed(
+    job: ClaimedJob,
+    destination: ChainInfo,
+    allowance: TokenAllowance,
+  ): Promise<boolean> {
+    const key = jobKey(job);
+    const open = (await this.deps.journal.entriesOf(key)).find(
+      (entry) => entry.purpose === 'approve' && (entry.state === 'signed' || entry.state === 'broadcast'),
+    );
+    if (open) {
+      if (open.state === 'signed') await this.deps.journal.release(destination, open);
+      await this.deps.journal.settle(destination, open);
+      return false;
+    }
+    const current = await this.deps.clients.of(destination).readContract({
+      address: allowance.token,
+      abi: erc20Abi,
+      functionName: 'allowance',
+      args: [this.deps.journal.address, allowance.spender],
+    });
+    if (current >= allowance.amount) return true;
+    const approve = await this.deps.journal.record(
+      destination,
+      {
+        to: allowance.token,
+        value: 0n,
+        data: encodeFunctionData({
+          abi: erc20Abi,
+          functionName: 'approve',
+          args: [allowance.spender, maxUint256],
+        }),
+      },
+      { purpose: 'approve', jobKey: key },
+      this.deps.jobs.guard(job),
+    );
+    await this.deps.journal.release(destination, approve);
+    return false;
+  }
+
   /** Journals the payment; null when it cannot be sent (it would revert: the request fails, nothing is paid). */
   private async journalFill(
     job: ClaimedJob,
     facts: RequestFacts,
     destination: ChainInfo,
+    intent: TxIntent,
   ): Promise<JournalEntry | null> {
     const { quote } = facts;
-    const intent = transferIntent(
-      quote.currencyOut.currency.address,
-      quote.recipient,
-      BigInt(quote.currencyOut.amount),
-      quote.requestId as Hex,
-    );
     try {
       return await this.deps.journal.record(
         destination,
@@ -190,6 +229,8 @@ export class FillJob {
         fees: quote.fees,
         appFees: quote.appFees.map((fee) => ({ ...fee, amountUsd: fee.amountFormatted })),
         feeSponsorship: null,
+        // Calls that failed were undone and the output went to the recipient: a success, with what failed.
+        failedCallData: failedCallOf(quote, destination, receipt),
         completedAt: this.now(),
       },
     });

@@ -60,6 +60,7 @@ describe('API keys over HTTP', () => {
     expect(JSON.parse(response.body)).toEqual({
       message: 'Missing x-api-key header',
       errorCode: 'UNAUTHORIZED',
+      statusCode: 401,
     });
     expect((await get('/fixture/api-keys/whoami', '')).statusCode).toBe(401);
   });
@@ -71,6 +72,7 @@ describe('API keys over HTTP', () => {
       expect(JSON.parse(response.body)).toEqual({
         message: 'Invalid or revoked API key',
         errorCode: 'UNAUTHORIZED',
+        statusCode: 401,
       });
       expect(response.body).not.toContain(key);
     }
@@ -96,6 +98,7 @@ describe('API keys over HTTP', () => {
     expect(JSON.parse(response.body)).toEqual({
       message: 'Invalid or revoked API key',
       errorCode: 'UNAUTHORIZED',
+      statusCode: 401,
     });
   });
 

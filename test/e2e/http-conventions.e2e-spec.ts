@@ -160,6 +160,7 @@ describe('HTTP conventions', () => {
     expect(JSON.parse(response.body)).toEqual({
       message: 'The thing changed',
       errorCode: 'CONFLICT',
+      statusCode: 409,
       errorData: { revision: '3' },
     });
   });
@@ -174,6 +175,7 @@ describe('HTTP conventions', () => {
     expect(JSON.parse(response.body)).toEqual({
       message: 'Internal error',
       errorCode: 'INTERNAL_ERROR',
+      statusCode: 500,
       requestId: 'trace-123',
     });
     expect(response.body).not.toContain('secret');

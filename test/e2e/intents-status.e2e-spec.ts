@@ -153,7 +153,7 @@ describe('GET /intents/status/v3 and GET /intents/status', () => {
     for (const path of PATHS) {
       expect(await status(unknown, path)).toEqual({
         code: 404,
-        body: { message: `No request ${unknown}`, errorCode: 'NOT_FOUND' },
+        body: { message: `No request ${unknown}`, errorCode: 'NOT_FOUND', statusCode: 404 },
       });
     }
   });

@@ -254,6 +254,7 @@ describe('GET /requests/v2 (deprecated)', () => {
       expect(last.json()).toEqual({
         message: expect.stringContaining(`${limit} requests per minute`),
         errorCode: 'RATE_LIMITED',
+        statusCode: 429,
         errorData: { limit, retryAfterSeconds: 60 },
       });
       return ip;
@@ -319,6 +320,7 @@ describe('GET /requests/v2 (deprecated)', () => {
           expect(response.json()).toEqual({
             message: expect.stringContaining('retired on 2026-11-24'),
             errorCode: 'ENDPOINT_RETIRED',
+            statusCode: 410,
             successor: '/requests/v3',
           });
         }

@@ -157,8 +157,8 @@ function buildSamples(keyA: string, keyB: string): Sample[] {
       outcome: 'success',
       tweak: (q) => ({ ...q, recipient: SVM_RECIPIENT }),
     },
-    { n: 34, outcome: 'success', tweak: (q) => ({ ...q, quotedAt: '2026-11-01T12:00:00.000Z' }) },
-    { n: 35, outcome: 'pending', tweak: (q) => ({ ...q, quotedAt: '2026-11-01T12:00:00.000Z' }) },
+    { n: 34, outcome: 'success', tweak: (q) => quotedLater(q, '2026-11-01T12:00:00.000Z') },
+    { n: 35, outcome: 'pending', tweak: (q) => quotedLater(q, '2026-11-01T12:00:00.000Z') },
   ];
   return specs.map(({ n, outcome, tweak }) => {
     const apiKeyId = [keyA, keyB, null][n % 3];
@@ -180,6 +180,18 @@ function buildSamples(keyA: string, keyB: string): Sample[] {
     const commands = commandsFor(quote, n, outcome);
     return { n, id: quote.requestId, quote, outcome, commands, expected: fold(commands) };
   });
+}
+
+/** The same quote issued at `quotedAt`, its deadlines moved with it. */
+function quotedLater(quote: RequestQuotedData, quotedAt: string): RequestQuotedData {
+  const shift = Date.parse(quotedAt) - Date.parse(quote.quotedAt);
+  const moved = (iso: string) => new Date(Date.parse(iso) + shift).toISOString();
+  return {
+    ...quote,
+    quotedAt,
+    quoteExpiresAt: moved(quote.quoteExpiresAt),
+    fillDeadline: moved(quote.fillDeadline),
+  };
 }
 
 describe('GET /requests/v3', () => {
@@ -257,7 +269,7 @@ describe('GET /requests/v3', () => {
       for (const key of [null, '', 'nonsense', `fk_${randomBytes(32).toString('base64url')}`]) {
         const { status, body } = await get({}, key);
         expect(status).toBe(401);
-        expect(body).toEqual({ message: expect.any(String), errorCode: 'UNAUTHORIZED' });
+        expect(body).toEqual({ message: expect.any(String), errorCode: 'UNAUTHORIZED', statusCode: 401 });
       }
     });
   });
@@ -623,7 +635,7 @@ describe('GET /requests/v3', () => {
     it('lets apiKey name the caller only: another key is 403', async () => {
       const { status, body } = await get({ apiKey: keyB.id });
       expect(status).toBe(403);
-      expect(body).toEqual({ message: expect.any(String), errorCode: 'FORBIDDEN' });
+      expect(body).toEqual({ message: expect.any(String), errorCode: 'FORBIDDEN', statusCode: 403 });
       expect((await get({ filters: JSON.stringify([{ apiKey: keyB.id }]) })).status).toBe(403);
       expect(await ids({ apiKey: keyB.id }, keyB.key)).toEqual(where((s) => s.quote.apiKeyId === keyB.id));
     });
@@ -837,6 +849,7 @@ describe('GET /requests/v3 before the requests-v3 projection is first built', ()
       expect(JSON.parse(response.body)).toEqual({
         message: 'Request history is being built; retry shortly',
         errorCode: 'SERVICE_UNAVAILABLE',
+        statusCode: 503,
         requestId: expect.any(String),
       });
     } finally {

@@ -130,6 +130,7 @@ describe('webhook admin routes (x-admin-token)', () => {
           expect(json(response)).toEqual({
             message: 'The admin API is disabled: set ADMIN_API_TOKEN',
             errorCode: 'FORBIDDEN',
+            statusCode: 403,
           });
         }
       }
@@ -142,6 +143,7 @@ describe('webhook admin routes (x-admin-token)', () => {
         expect(json(response)).toEqual({
           message: 'Missing x-admin-token header',
           errorCode: 'UNAUTHORIZED',
+          statusCode: 401,
         });
         expect((await call(method, url, { body, token: '' })).statusCode).toBe(401);
       }
@@ -159,7 +161,11 @@ describe('webhook admin routes (x-admin-token)', () => {
         for (const [method, url, body] of ROUTES) {
           const response = await call(method, url, { body, token });
           expect(response.statusCode).toBe(401);
-          expect(json(response)).toEqual({ message: 'Invalid x-admin-token', errorCode: 'UNAUTHORIZED' });
+          expect(json(response)).toEqual({
+            message: 'Invalid x-admin-token',
+            errorCode: 'UNAUTHORIZED',
+            statusCode: 401,
+          });
           expect(response.body).not.toContain('xxxx');
         }
       }
@@ -280,6 +286,7 @@ describe('webhook admin routes (x-admin-token)', () => {
       expect(json(response)).toEqual({
         message: `Refused webhook headers: ${name} cannot be set: the webhook sender sets it`,
         errorCode: 'INVALID_INPUT',
+        statusCode: 400,
       });
       expect((await apiKeys.get(key.id))?.webhookUrl).toBeNull();
     });

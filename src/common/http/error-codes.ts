@@ -69,6 +69,11 @@ export const ERROR_CODES = {
     description:
       'An option cannot be used with this route (for example `usePermit` on a currency without EIP-3009, `useDepositAddress` on a non-native bridge, withdrawals from perps exchange A without `protocolVersion=v2`).',
   },
+  CALL_VALUE_EXCEEDS_OUTPUT: {
+    status: 400,
+    description:
+      'The destination calls (`txs`) spend more native value than the output can fund: calls run with exactly the output, so their `value` must fit in a native output and is not allowed with an ERC-20 output (`errorData.callValue`, `errorData.output`).',
+  },
   INVALID_SIGNATURE: {
     status: 400,
     description: 'A signature does not verify for the signer, nonce or message it must match.',

@@ -137,6 +137,8 @@ export interface FillSucceededData extends ChainTransaction {
   readonly fees: FeePhase;
   readonly appFees: readonly PaidAppFee[];
   readonly feeSponsorship: ActualSponsorshipPhase | null;
+  /** A destination call that failed after the payment (the calls were undone; the output went to the recipient). */
+  readonly failedCallData?: CallData | null;
   readonly completedAt: string;
 }
 export interface FillSucceeded extends FillSucceededData {}

@@ -1,5 +1,6 @@
 import { type Address, encodeFunctionData, type Hex, parseAbi } from 'viem';
 import { type LocalAccount, privateKeyToAccount } from 'viem/accounts';
+import { sandboxOf } from '../../../src/solver/call-execution.js';
 import { depositoryAbi } from '../../../src/chains/abi/depository.js';
 import { erc20Abi } from '../../../src/chains/abi/erc20.js';
 import { ManualClock } from '../../../src/common/clock.js';
@@ -198,20 +199,23 @@ describe('deposits at the edges (3-block finality)', () => {
     expect((await eventsOf(id)).map((e) => e.event_type)).toEqual(['RequestQuoted']);
   });
 
-  it("never runs a quote's destination calls from the solver's own account (an approve of the solver's USDC)", async () => {
+  it("runs a quote's destination calls through the call executor, never from the solver's account", async () => {
     const spender = privateKeyToAccount(`0x${'31'.repeat(32)}` as Hex).address;
     const approve = encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [spender, 123n] });
     const quote = await quoteOf({ txs: [{ to: b.deployment.usdc, value: '0', data: approve }] });
     const deposit = quote.steps[0].items[0].data;
     await send(a, a.accounts.user.privateKey, deposit.to, deposit.data!, BigInt(deposit.value!));
     await a.mine(FINALITY);
-    await waitFor(async () => (await statusOf(quote.protocol.v2.orderId)).status === 'refund', 'the refund');
-    const allowance = await clients.reader(b.chainId).readContract({
-      address: b.deployment.usdc,
-      abi: erc20Abi,
-      functionName: 'allowance',
-      args: [a.accounts.solver.address, spender],
-    });
-    expect(allowance).toBe(0n);
+    await waitFor(async () => (await statusOf(quote.protocol.v2.orderId)).status === 'success', 'success');
+    const allowanceOf = (owner: Address) =>
+      clients.reader(b.chainId).readContract({
+        address: b.deployment.usdc,
+        abi: erc20Abi,
+        functionName: 'allowance',
+        args: [owner, spender],
+      });
+    // The call ran from the executor's sandbox: the solver granted nothing.
+    expect(await allowanceOf(a.accounts.solver.address)).toBe(0n);
+    expect(await allowanceOf(sandboxOf(b.deployment.callExecutor))).toBe(123n);
   });
 });

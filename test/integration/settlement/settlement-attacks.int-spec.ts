@@ -1,4 +1,5 @@
-import { type Hex, parseTransaction } from 'viem';
+import { encodeFunctionData, type Hex, parseTransaction } from 'viem';
+import { depositoryAbi } from '../../../src/chains/abi/depository.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ManualClock } from '../../../src/common/clock.js';
 import { DATABASE, type Database } from '../../../src/database/database.js';
@@ -289,15 +290,26 @@ describe('settlement under attack', () => {
     const app = await start({ DEVNET_A_RPC_URL: await proxyA.start() });
     try {
       const db = app.app.get<Database>(DATABASE);
-      // The fill is impossible (a destination call this solver refuses to run), so the deposit must come back.
+      // A short deposit fails at once (DEPOSIT_AMOUNT_TOO_LOW), so it must come back.
       const recipient = freshRecipient(seed++);
-      const { body } = await postJson(app, '/quote/v2', {
-        ...ethQuoteBody(a, b, a.accounts.user.address, recipient),
-        txs: [{ to: recipient, value: '0', data: '0x' }],
-      });
+      const { body } = await postJson(
+        app,
+        '/quote/v2',
+        ethQuoteBody(a, b, a.accounts.user.address, recipient),
+      );
       const quote = body as Quote;
       const id = quote.protocol.v2.orderId;
-      await deposit(clients, a, quote);
+      await clients.send(
+        a.chainId,
+        a.accounts.user.privateKey,
+        a.deployment.depository,
+        encodeFunctionData({
+          abi: depositoryAbi,
+          functionName: 'depositNative',
+          args: [a.accounts.user.address, id],
+        }),
+        BigInt(quote.details.currencyIn.amount) - 1n,
+      );
       await statusIs(app, id, 'refund', 'refunded');
       expect(failures).toBe(2);
       const refunds = (await journalOf(db, id)).filter((entry) => entry.purpose === 'refund');

@@ -43,3 +43,39 @@ export function orderCallsFromTxs(txs: readonly QuoteCall[]): OrderCallInput[] {
     return { to: tx.to, data: tx.data, value: BigInt(tx.value) };
   });
 }
+
+/**
+ * Whether the output can fund the calls' native value, checked at quote time. Destination calls run in the call
+ * executor's sandbox with exactly the output and nothing else (docs/steps.md): their `value` is paid out of a native
+ * output, so it must not exceed it, and an ERC-20 output funds no native value at all. A destination chain without a
+ * call executor cannot run calls. Returns the calls' total value (0 without calls).
+ */
+export function fundedCallValue(
+  txs: readonly OrderCallInput[],
+  output: { readonly native: boolean; readonly amount: bigint; readonly symbol: string },
+  destination: { readonly id: number; readonly callExecutor?: string },
+): bigint {
+  if (txs.length === 0) return 0n;
+  if (!destination.callExecutor) {
+    throw new QuoteError('UNSUPPORTED_OPTION', `txs: chain ${destination.id} has no call executor here`, {
+      option: 'txs',
+      destinationChainId: destination.id,
+    });
+  }
+  const value = txs.reduce((sum, tx) => sum + tx.value, 0n);
+  if (value > 0n && !output.native) {
+    throw new QuoteError(
+      'CALL_VALUE_EXCEEDS_OUTPUT',
+      `txs spend ${value} of the native currency, but the output is ${output.symbol}: it funds no native value`,
+      { callValue: value.toString(), output: '0' },
+    );
+  }
+  if (value > output.amount) {
+    throw new QuoteError(
+      'CALL_VALUE_EXCEEDS_OUTPUT',
+      `txs spend ${value}, more than the output of ${output.amount} funds`,
+      { callValue: value.toString(), output: output.amount.toString() },
+    );
+  }
+  return value;
+}
