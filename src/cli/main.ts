@@ -4,25 +4,26 @@ import type { Database } from '../database/database.js';
 import { openDatabase } from '../database/open-database.js';
 import type { EventStore } from '../event-store/event-store.js';
 import { openEventStore } from '../event-store/open-event-store.js';
-import { argumentsProblem, findCommand, usageLines } from './commands/index.js';
+import { argumentsProblem, resolveCommand, usageLines } from './commands/index.js';
 import type { CliOutput } from './output.js';
 
 /**
- * The operator and auditor CLI: `npm run cli -- <command> [args]`. Parses argv, loads the configuration, opens
+ * The operator and auditor CLI: `npm run cli -- <command> [args]` (`group:verb`, or `group verb`). Parses argv, loads the configuration, opens
  * the database and the event store, runs one command and always closes them. Resolves to the exit code.
  */
 async function main(argv: readonly string[], output: CliOutput): Promise<number> {
-  const [name, ...args] = argv;
+  const [name] = argv;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     for (const line of usageLines()) output.out(line);
     return 0;
   }
-  const command = findCommand(name);
-  if (!command) {
-    output.err(`Unknown command "${name}".`);
+  const resolved = resolveCommand(argv);
+  if (!resolved) {
+    output.err(`Unknown command "${argv.slice(0, 2).join(' ')}".`);
     for (const line of usageLines()) output.err(line);
     return 1;
   }
+  const { command, args } = resolved;
   const problem = argumentsProblem(command, args);
   if (problem !== undefined) {
     if (problem) output.err(problem);

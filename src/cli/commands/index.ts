@@ -245,6 +245,22 @@ export function findCommand(name: string): CliCommand | undefined {
   return commands.find((command) => command.name === name || command.aliases?.includes(name));
 }
 
+/**
+ * The command an argv names and its arguments: `group:verb args…`, or the spaced form the first docs used,
+ * `group verb args…` (`api-keys create --label x`). Undefined when neither names a command.
+ */
+export function resolveCommand(
+  argv: readonly string[],
+): { readonly command: CliCommand; readonly args: readonly string[] } | undefined {
+  const [name, verb, ...rest] = argv;
+  if (name === undefined) return undefined;
+  const direct = findCommand(name);
+  if (direct) return { command: direct, args: argv.slice(1) };
+  if (verb === undefined || name.includes(':')) return undefined;
+  const spaced = findCommand(`${name}:${verb}`);
+  return spaced ? { command: spaced, args: rest } : undefined;
+}
+
 /** The help text: every command on one line. */
 export function usageLines(): string[] {
   const entries: [string, string][] = [

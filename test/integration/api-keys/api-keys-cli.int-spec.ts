@@ -158,6 +158,13 @@ describe('the api-keys CLI commands against PostgreSQL', () => {
       expect(await apiKeys.authenticate(key)).toBeNull();
     });
 
+    it('creates with the spaced form too (api-keys create), as the first docs wrote it', async () => {
+      const created = await cli(['api-keys', 'create', '--label', 'Spaced form']);
+      expect(created).toMatchObject({ code: 0, stderr: '' });
+      const found = await apiKeys.authenticate(created.stdout.match(KEY)![0]);
+      expect(found).toMatchObject({ label: 'Spaced form' });
+    });
+
     it('checks the options before opening anything', async () => {
       const run = await cli(['api-keys:create', '--sponsorship']);
       expect(run.code).toBe(1);

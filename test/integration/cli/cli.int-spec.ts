@@ -306,6 +306,13 @@ describe('the operator CLI against PostgreSQL', () => {
       }
     });
 
+    it('takes the spaced form of a command too (projections status), as the first docs wrote it', async () => {
+      const colon = await cli(['projections:status']);
+      const spaced = await cli(['projections', 'status']);
+      expect(spaced.code).toBe(0);
+      expect(spaced.stdout).toBe(colon.stdout);
+    });
+
     it('an unknown command prints the usage on stderr and exits 1', async () => {
       const run = await cli(['frobnicate']);
       expect(run).toMatchObject({ code: 1, stdout: '' });
