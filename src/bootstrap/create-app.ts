@@ -1,11 +1,13 @@
 import type { DynamicModule, LoggerService, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from '../app.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import type { Clock } from '../common/clock.js';
-import { HttpErrorFilter } from '../common/http/http-error.filter.js';
+import { frameworkErrorBody, HttpErrorFilter } from '../common/http/http-error.filter.js';
+import { parseJsonBody } from '../common/http/json-body.js';
 import { createValidationPipe } from '../common/http/validation.pipe.js';
 import { JsonLogger } from '../common/logging/json-logger.js';
 import { setupOpenApi } from './openapi.js';
@@ -27,6 +29,15 @@ export async function createApp(
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: config.http.bodyLimitBytes,
+    // Errors Fastify raises before any route (a malformed URL, a too long parameter) answer the spec's body too.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      const { status, body } = frameworkErrorBody(error);
+      void reply
+        .code(status)
+        .header('content-type', 'application/json; charset=utf-8')
+        .header('x-request-id', request.id)
+        .send({ ...body, statusCode: status });
+    },
     // A caller's x-request-id is kept when it is sane, so one id follows a request across services.
     genReqId: (request: { headers: Record<string, string | string[] | undefined> }) => {
       const header = request.headers['x-request-id'];
@@ -44,9 +55,21 @@ export async function createApp(
     {
       logger: options.logger ?? new JsonLogger(config.logLevel),
       bufferLogs: false,
+      // Ferry registers its own JSON parser (depth and width limits) below.
+      bodyParser: false,
     },
   );
   const fastify = app.getHttpAdapter().getInstance();
+  // JSON bodies are parsed once and checked for depth and width before validation walks them (json-body.ts); any
+  // other body (text/plain included) is 415 UNSUPPORTED_MEDIA_TYPE.
+  fastify.removeContentTypeParser(['application/json', 'text/plain']);
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
   fastify.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

@@ -9,6 +9,20 @@ export const ERROR_CODES = {
       'A parameter or body field is missing, malformed or out of range; `errorData` lists each problem.',
   },
   MALFORMED_JSON: { status: 400, description: 'The request body is not valid JSON.' },
+  INPUT_TOO_COMPLEX: {
+    status: 400,
+    description:
+      'The JSON body nests deeper than 32 levels, or holds an array of more than 1,000 items or an object of more than 1,000 keys.',
+  },
+  MALFORMED_URL: {
+    status: 400,
+    description:
+      'The URL cannot be decoded (a malformed percent escape, for example `/app-fees/%/balances`).',
+  },
+  URI_TOO_LONG: {
+    status: 414,
+    description: 'A path parameter is longer than the router accepts (100 characters).',
+  },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'The request body is not `application/json`.' },
   PAYLOAD_TOO_LARGE: {
     status: 413,

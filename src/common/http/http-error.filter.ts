@@ -35,6 +35,16 @@ export class HttpErrorFilter implements ExceptionFilter {
 }
 
 /** Maps anything thrown (ours, Nest's, Fastify's) to a status and the spec's error body. */
+/** Answers an error raised by Fastify before any route (a malformed URL, a too long parameter). */
+export function frameworkErrorBody(error: { code?: string; message: string }): {
+  status: number;
+  body: ErrorBody;
+} {
+  const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
+  if (!known) return { status: 500, body: { message: 'Internal error', errorCode: 'INTERNAL_ERROR' } };
+  return { status: ERROR_CODES[known[0]].status, body: { message: known[1], errorCode: known[0] } };
+}
+
 export function toErrorBody(
   exception: unknown,
   request: { id: string; method: string; url: string },
@@ -73,9 +83,10 @@ export function toErrorBody(
     ((exception as { cause?: { code?: string } })?.cause?.code as string | undefined);
   const fromFastify = fastifyCode ? FASTIFY_ERRORS[fastifyCode] : undefined;
   if (fromFastify) {
+    const own = fastifyCode === 'FERRY_INPUT_TOO_COMPLEX' ? messageOf(exception) : undefined;
     return {
       status: ERROR_CODES[fromFastify[0]].status,
-      body: { message: fromFastify[1], errorCode: fromFastify[0] },
+      body: { message: own ?? fromFastify[1], errorCode: fromFastify[0] },
     };
   }
   if (exception instanceof HttpException) {
@@ -114,7 +125,22 @@ export function toErrorBody(
   };
 }
 
+/** The message of the error, or of the error it wraps (Nest wraps Fastify's errors as HttpExceptions). */
+function messageOf(exception: unknown): string | undefined {
+  const cause = (exception as { cause?: { message?: string } })?.cause;
+  return cause?.message ?? (exception as Error)?.message;
+}
+
+/** Fastify's own errors (and Ferry's JSON parser's), by code: the errorCode and message they answer with. */
 const FASTIFY_ERRORS: Record<string, [ErrorCode, string]> = {
+  FERRY_INPUT_TOO_COMPLEX: [
+    'INPUT_TOO_COMPLEX',
+    'The request body is too deeply nested or too large to take',
+  ],
+  FST_ERR_BAD_URL: ['MALFORMED_URL', 'The URL is malformed (a bad percent escape?)'],
+  FST_ERR_MAX_PARAM_LENGTH: ['URI_TOO_LONG', 'A path parameter is too long'],
+  FST_ERR_CTP_EMPTY_TYPE: ['UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json'],
+  FST_ERR_CTP_INVALID_TYPE: ['UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json'],
   FST_ERR_CTP_INVALID_JSON_BODY: ['MALFORMED_JSON', 'The request body is not valid JSON'],
   FST_ERR_CTP_EMPTY_JSON_BODY: ['MALFORMED_JSON', 'The request body is empty but declared as JSON'],
   FST_ERR_CTP_BODY_TOO_LARGE: ['PAYLOAD_TOO_LARGE', 'The request body is too large'],
