@@ -30,7 +30,7 @@ import type { PriceRequestDto, QuoteRequestDto } from './quote-request.dto.js';
 export interface QuoteResponse {
   readonly steps: readonly Step[];
   readonly fees: PricedQuote['quoteFees'];
-  readonly feeSponsorship: { readonly quoted: unknown; readonly actual: null } | null;
+  readonly feeSponsorship: { readonly quoted: unknown; readonly actual: null };
   readonly details: Record<string, unknown>;
   readonly protocol: {
     readonly v2: {
@@ -178,7 +178,8 @@ export class QuoteService {
     return {
       steps,
       fees: priced.quoteFees,
-      feeSponsorship: priced.feeSponsorship ? { quoted: priced.feeSponsorship.quoted, actual: null } : null,
+      // Always an object (nothing selected when no sponsorship was asked for); `actual` comes with execution.
+      feeSponsorship: { quoted: priced.shownSponsorship.quoted, actual: null },
       details,
       protocol: {
         v2: {

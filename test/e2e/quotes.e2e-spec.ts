@@ -119,6 +119,49 @@ describe('quotes', () => {
     expect(call).toEqual({ functionName: 'depositNative', args: [USER.address, body.protocol.v2.orderId] });
   });
 
+  it('gives every Amount object a minimumAmount, and always answers feeSponsorship as an object', async () => {
+    const { code, body } = await post(
+      '/quote/v2',
+      bridge({ originCurrency: ETH, destinationCurrency: ETH, amount: '10000000000000000' }),
+    );
+    expect(code).toBe(200);
+    // Every Amount object (currency + amount + amountFormatted), wherever it sits in the answer.
+    const amounts: { path: string; value: Record<string, unknown> }[] = [];
+    const walk = (value: unknown, path: string) => {
+      if (value === null || typeof value !== 'object') return;
+      const record = value as Record<string, unknown>;
+      if ('currency' in record && 'amount' in record && 'amountFormatted' in record)
+        amounts.push({ path, value: record });
+      for (const [key, child] of Object.entries(record)) walk(child, `${path}.${key}`);
+    };
+    walk(body, '');
+    expect(amounts.map(({ path }) => path)).toEqual(
+      expect.arrayContaining([
+        '.fees.gas',
+        '.fees.relayer',
+        '.fees.relayerGas',
+        '.fees.relayerService',
+        '.fees.app',
+        '.fees.subsidized',
+      ]),
+    );
+    for (const { path, value } of amounts) {
+      expect({ path, minimumAmount: typeof value.minimumAmount }).toEqual({ path, minimumAmount: 'string' });
+    }
+    // A fee is what it is: its minimum is itself (slippage applies to the output only).
+    expect(body.fees.relayer.minimumAmount).toBe(body.fees.relayer.amount);
+    expect(body.feeSponsorship).toMatchObject({
+      quoted: {
+        selectedComponents: [],
+        capHit: false,
+        sponsoredTotal: { amount: '0' },
+        maxSubsidizationAmount: '0',
+      },
+      actual: null,
+    });
+    expect(body.feeSponsorship.quoted.userPaysTotal.amount).not.toBe('0');
+  });
+
   it('quotes EXACT_OUTPUT by solving for the input', async () => {
     const { code, body } = await post(
       '/quote/v2',

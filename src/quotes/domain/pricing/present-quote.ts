@@ -13,7 +13,7 @@ import type {
   UsdImpact,
 } from './priced-quote.js';
 import { slippageTolerance } from './slippage.js';
-import { sponsorshipPhases } from './sponsorship.js';
+import { allocateSponsorship, sponsorshipPhases } from './sponsorship.js';
 import { toAmount, toCurrency, usdValue } from './valuation.js';
 
 export interface PresentQuoteParameters {
@@ -65,6 +65,7 @@ export function presentQuote(parameters: PresentQuoteParameters): PricedQuote {
     appFeesCollected: context.plan.appFeesCollected,
     appFeeExtraSwap: needsAppFeeExtraSwap(context, units.app),
     feeSponsorship: sponsorshipOf(context, evaluation),
+    shownSponsorship: shownSponsorship(context, evaluation),
   };
 }
 
@@ -161,6 +162,22 @@ function needsAppFeeExtraSwap(context: QuoteContext, appUnits: bigint): boolean 
     !solverHoldsOne &&
     usdValue(appUnits, currencyIn).gt(Decimal.parse(APP_FEE_EXTRA_SWAP_THRESHOLD_USD))
   );
+}
+
+/**
+ * `feeSponsorship` as the quote answers it: always an object. Without sponsorship, nothing is selected: every
+ * component is the user's, the totals say so, `capHit` is false and the cap is 0.
+ */
+export function shownSponsorship(context: QuoteContext, evaluation: Evaluation): QuotedSponsorship {
+  const requested = sponsorshipOf(context, evaluation);
+  if (requested) return requested;
+  const phases = sponsorshipPhases({
+    allocation: allocateSponsorship(evaluation.fees, [], 0n),
+    selected: [],
+    sponsor: { maxSubsidizationAmount: 0n },
+    feeCurrency: context.input.currencyIn,
+  });
+  return { currency: toCurrency(phases.currency), quoted: phases.quoted, record: phases.record };
 }
 
 function sponsorshipOf(context: QuoteContext, evaluation: Evaluation): QuotedSponsorship | null {

@@ -106,5 +106,8 @@ export interface PricedQuote {
   /** Same-chain collection needs an extra swap into a solver-accepted currency (docs/fees.md, "App fees"). */
   readonly appFeeExtraSwap: boolean;
   /** Null when the request asks for no sponsorship. */
+  /** The sponsorship asked for and recorded, or null when none was. */
   readonly feeSponsorship: QuotedSponsorship | null;
+  /** What the quote answers as `feeSponsorship`: the same, or an object with nothing selected. */
+  readonly shownSponsorship: QuotedSponsorship;
 }

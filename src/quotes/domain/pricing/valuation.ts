@@ -73,12 +73,12 @@ export function toCurrency(currency: Currency): Currency {
 }
 
 /** The spec's Amount object for an amount in the smallest unit (negative amounts keep their sign). */
-export function toAmount(units: bigint, currency: Priced, minimumAmount?: bigint): Amount {
+export function toAmount(units: bigint, currency: Priced, minimumAmount: bigint = units): Amount {
   return {
     currency: toCurrency(currency),
     amount: units.toString(),
     amountFormatted: formatUnits(units, currency.decimals),
     amountUsd: formatUsd(usdValue(units, currency)),
-    ...(minimumAmount === undefined ? {} : { minimumAmount: minimumAmount.toString() }),
+    minimumAmount: minimumAmount.toString(),
   };
 }
