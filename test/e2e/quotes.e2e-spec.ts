@@ -75,10 +75,12 @@ describe('quotes', () => {
     expect(body.steps.map((step: { id: string }) => step.id)).toEqual(['approve', 'deposit']);
     for (const step of body.steps) {
       expect(step.requestId).toBe(requestId);
-      expect(step.items[0].check).toEqual({
-        endpoint: `/intents/status/v3?requestId=${requestId}`,
-        method: 'GET',
-      });
+      // Approvals carry no status check: Relay's SDK would poll it for success before the deposit (docs/steps.md).
+      expect(step.items[0].check).toEqual(
+        step.id === 'approve'
+          ? undefined
+          : { endpoint: `/intents/status/v3?requestId=${requestId}`, method: 'GET' },
+      );
     }
     const approve = decodeFunctionData({ abi: erc20Abi, data: body.steps[0].items[0].data.data });
     expect(approve.functionName).toBe('approve');

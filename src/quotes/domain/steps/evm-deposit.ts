@@ -57,6 +57,7 @@ export function needsApproval(allowance: bigint | null, amount: bigint): boolean
 export function buildApproveStep(parameters: Erc20DepositParameters): Step<EvmTransactionData> {
   return singleItemStep({
     id: 'approve',
+    check: false,
     action: `Approve ${parameters.symbol}`,
     description: `Allow the depository to take ${parameters.symbol} for this request`,
     kind: 'transaction',

@@ -18,7 +18,11 @@ export interface StepCheck {
 export interface StepItem<TData = StepItemData> {
   readonly status: 'incomplete';
   readonly data: TData;
-  readonly check: StepCheck;
+  /**
+   * The status check. Absent on approval items: a wallet following Relay's SDK polls an item's check after sending it
+   * until the request succeeds, which no request can before its deposit step (docs/steps.md, "Approval items").
+   */
+  readonly check?: StepCheck;
 }
 
 export interface Step<TData = StepItemData> {
@@ -155,6 +159,8 @@ export interface StepParameters<TData> {
   readonly requestId: Hex;
   readonly depositAddress?: string;
   readonly data: TData;
+  /** False for an item that must carry no status check (approvals). */
+  readonly check?: false;
 }
 
 /** A step with one `incomplete` item. */
@@ -166,7 +172,13 @@ export function singleItemStep<TData extends StepItemData>(parameters: StepParam
     kind: parameters.kind,
     requestId: parameters.requestId,
     depositAddress: parameters.depositAddress ?? '',
-    items: [{ status: 'incomplete', data: parameters.data, check: statusCheck(parameters.requestId) }],
+    items: [
+      {
+        status: 'incomplete',
+        data: parameters.data,
+        ...(parameters.check === false ? {} : { check: statusCheck(parameters.requestId) }),
+      },
+    ],
   };
 }
 
