@@ -1,0 +1,242 @@
+import { ERROR_CODES } from '../common/http/error-codes.js';
+
+type Schema = Record<string, unknown>;
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const string = (description?: string): Schema => ({
+  type: 'string',
+  ...(description ? { description } : {}),
+});
+const object = (
+  properties: Record<string, Schema>,
+  required: readonly string[] = [],
+  extra = false,
+): Schema => ({
+  type: 'object',
+  properties,
+  required: [...required],
+  additionalProperties: extra,
+});
+
+/**
+ * Response schemas the controllers' decorators do not carry, written once here and added to the document by
+ * `buildOpenApiDocument`: the shared error body (its `errorCode` an enum generated from the error-code registry) and
+ * the answers of the quote, price, authorize, index, execute and health routes, as they really come back.
+ */
+export function componentSchemas(): Record<string, Schema> {
+  const feeComponent = object({ usd: string(), amount: string(), amountFormatted: string() }, ['usd']);
+  const sponsorshipComponent = object(
+    { selected: { type: 'boolean' }, total: string(), sponsored: string(), userPays: string() },
+    ['selected', 'total', 'sponsored', 'userPays'],
+  );
+  return {
+    ErrorResponse: object(
+      {
+        message: string(),
+        errorCode: { type: 'string', enum: Object.keys(ERROR_CODES), description: 'docs/errors.md' },
+        statusCode: { type: 'integer', description: 'The HTTP status, repeated' },
+        errorData: { description: 'Details that depend on the errorCode' },
+        requestId: string('For 5xx: the id of the request in the logs'),
+        approxSimulatedBlock: { type: 'number' },
+        failedCallData: ref('CallData'),
+      },
+      ['message', 'errorCode', 'statusCode'],
+    ),
+    CallData: object({ from: string(), to: string(), data: string(), value: string() }, [
+      'from',
+      'to',
+      'data',
+      'value',
+    ]),
+    Currency: object(
+      {
+        chainId: { type: 'integer' },
+        address: string(),
+        symbol: string(),
+        name: string(),
+        decimals: { type: 'integer' },
+        metadata: object(
+          { logoURI: string(), verified: { type: 'boolean' }, isNative: { type: 'boolean' } },
+          [],
+          true,
+        ),
+      },
+      ['chainId', 'address', 'symbol', 'name', 'decimals'],
+    ),
+    Amount: object(
+      {
+        currency: ref('Currency'),
+        amount: string('Smallest unit'),
+        amountFormatted: string(),
+        amountUsd: string(),
+        minimumAmount: string('Smallest unit; the amount itself unless slippage applies'),
+      },
+      ['currency', 'amount', 'amountFormatted', 'amountUsd', 'minimumAmount'],
+    ),
+    StepItem: object(
+      {
+        status: { type: 'string', enum: ['incomplete'] },
+        data: {
+          type: 'object',
+          additionalProperties: true,
+          description: 'Depends on the step kind (docs/steps.md)',
+        },
+        check: object({ endpoint: string(), method: { type: 'string', enum: ['GET'] } }, [
+          'endpoint',
+          'method',
+        ]),
+      },
+      ['status', 'data'],
+    ),
+    Step: object(
+      {
+        id: { type: 'string', enum: ['approve', 'deposit', 'authorize'] },
+        action: string(),
+        description: string(),
+        kind: { type: 'string', enum: ['transaction', 'signature'] },
+        requestId: string(),
+        depositAddress: string(),
+        items: { type: 'array', items: ref('StepItem') },
+      },
+      ['id', 'action', 'description', 'kind', 'requestId', 'items'],
+    ),
+    QuoteFees: object(
+      {
+        gas: ref('Amount'),
+        relayer: ref('Amount'),
+        relayerGas: ref('Amount'),
+        relayerService: ref('Amount'),
+        app: ref('Amount'),
+        subsidized: ref('Amount'),
+      },
+      ['gas', 'relayer', 'relayerGas', 'relayerService', 'app', 'subsidized'],
+    ),
+    SponsorshipPhase: object(
+      {
+        selectedComponents: { type: 'array', items: string() },
+        capHit: { type: 'boolean' },
+        components: { type: 'object', additionalProperties: sponsorshipComponent },
+        sponsoredTotal: ref('Amount'),
+        userPaysTotal: ref('Amount'),
+        maxSubsidizationAmount: string(),
+      },
+      [
+        'selectedComponents',
+        'capHit',
+        'components',
+        'sponsoredTotal',
+        'userPaysTotal',
+        'maxSubsidizationAmount',
+      ],
+    ),
+    QuoteDetails: object(
+      {
+        operation: string(),
+        sender: string(),
+        recipient: string(),
+        currencyIn: ref('Amount'),
+        currencyOut: ref('Amount'),
+        totalImpact: object({ usd: string(), percent: string() }, ['usd', 'percent']),
+        swapImpact: object({ usd: string(), percent: string() }, ['usd', 'percent']),
+        expandedPriceImpact: { type: 'object', additionalProperties: feeComponent },
+        rate: string(),
+        slippageTolerance: { type: 'object', additionalProperties: true },
+        timeEstimate: { type: 'number' },
+        userBalance: string(),
+        callValue: string('The native value the destination calls spend out of the output'),
+      },
+      ['operation', 'sender', 'recipient', 'currencyIn', 'currencyOut', 'rate', 'timeEstimate'],
+      true,
+    ),
+    QuoteResponse: object(
+      {
+        steps: { type: 'array', items: ref('Step') },
+        fees: ref('QuoteFees'),
+        feeSponsorship: object({ quoted: ref('SponsorshipPhase'), actual: { nullable: true } }, [
+          'quoted',
+          'actual',
+        ]),
+        details: ref('QuoteDetails'),
+        protocol: object(
+          {
+            v2: object(
+              {
+                orderId: string(),
+                hubType: string(),
+                orderData: { type: 'object', additionalProperties: true },
+                paymentDetails: object(
+                  { chainId: string(), depository: string(), currency: string(), amount: string() },
+                  ['chainId', 'depository', 'currency', 'amount'],
+                ),
+              },
+              ['orderId', 'paymentDetails'],
+              true,
+            ),
+          },
+          ['v2'],
+        ),
+      },
+      ['steps', 'fees', 'feeSponsorship', 'details', 'protocol'],
+      true,
+    ),
+    PriceResponse: object({ fees: ref('QuoteFees'), details: ref('QuoteDetails') }, ['fees', 'details']),
+    AuthorizeResponse: object({ message: string(), requestId: string() }, ['message', 'requestId']),
+    IndexTransactionResponse: object(
+      {
+        message: string(),
+        deposits: { type: 'integer', description: 'Deposits the transaction carried' },
+        final: { type: 'boolean', description: 'Whether its block is final (then they are confirmed too)' },
+      },
+      ['message', 'deposits', 'final'],
+    ),
+    ExecutePermitResponse: object(
+      { message: string(), requestId: string(), txHash: string('The relayer transaction, journaled') },
+      ['message', 'requestId', 'txHash'],
+    ),
+    HealthCheck: object(
+      { status: { type: 'string', enum: ['up', 'down'] }, latencyMs: { type: 'number' }, error: string() },
+      ['status'],
+      true,
+    ),
+    HealthResponse: object(
+      {
+        status: { type: 'string', enum: ['ok', 'error'] },
+        checks: object(
+          { database: ref('HealthCheck'), eventStore: ref('HealthCheck'), projections: ref('HealthCheck') },
+          ['database', 'eventStore', 'projections'],
+        ),
+      },
+      ['status', 'checks'],
+    ),
+  };
+}
+
+/** Readable operation ids, by `<Controller>_<method>`; every operation must have one (a test checks). */
+export const OPERATION_IDS: Readonly<Record<string, string>> = {
+  HealthController_get: 'getHealth',
+  RequestsV3Controller_list: 'getRequestsV3',
+  RequestStatusController_getV3: 'getIntentStatusV3',
+  RequestStatusController_get: 'getIntentStatus',
+  RequestsV2Controller_list: 'getRequestsV2',
+  WebhooksAdminController_setWebhook: 'setWebhook',
+  WebhooksAdminController_removeWebhook: 'removeWebhook',
+  WebhooksAdminController_listDeliveries: 'listWebhookDeliveries',
+  WebhooksAdminController_getDelivery: 'getWebhookDelivery',
+  WebhooksAdminController_redeliver: 'redeliverWebhook',
+  WebhooksAdminController_redeliverFailed: 'redeliverFailedWebhooks',
+  ChainsController_list: 'getChains',
+  QuotesController_quote: 'getQuote',
+  QuotesController_price: 'getPrice',
+  QuotesController_authorize: 'authorize',
+  TransactionsController_index: 'indexTransaction',
+  ExecuteController_permits: 'executePermits',
+};
+
+/** The success schema of routes whose decorators name none, by `METHOD path`. */
+export const SUCCESS_SCHEMAS: Readonly<Record<string, string>> = {
+  'POST /quote/v2': 'QuoteResponse',
+  'POST /price': 'PriceResponse',
+  'POST /authorize': 'AuthorizeResponse',
+  'POST /transactions/index': 'IndexTransactionResponse',
+  'POST /execute/permits': 'ExecutePermitResponse',
+  'GET /health': 'HealthResponse',
+};
