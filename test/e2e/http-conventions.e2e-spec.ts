@@ -194,15 +194,17 @@ describe('HTTP conventions', () => {
   it('allows the headers browser clients send in CORS preflights', async () => {
     const response = await sut.http.inject({
       method: 'OPTIONS',
-      url: '/health',
+      url: '/quote/v2',
       headers: {
         origin: 'https://app.example',
         'access-control-request-method': 'POST',
-        'access-control-request-headers': 'content-type,relay-sdk-version',
+        'access-control-request-headers': 'content-type,relay-sdk-version,relay-kit-ui-version',
       },
     });
     expect(response.statusCode).toBe(204);
     expect(response.headers['access-control-allow-headers']).toContain('relay-sdk-version');
+    // relay-kit's UI sends its version on /quote/v2: without it in the list the browser's preflight fails.
+    expect(response.headers['access-control-allow-headers']).toContain('relay-kit-ui-version');
   });
 
   it('serves the API reference at /documentation and its JSON', async () => {
