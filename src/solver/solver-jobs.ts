@@ -147,11 +147,12 @@ export class SolverJobs {
   }
 
   /**
-   * Records a failed attempt: retried after an exponential backoff (1 s, 2 s, 4 s … 5 min), or left `failed` for an
-   * operator (`solver:retry`) after `maxAttempts`. Returns true when it gave up.
+   * Records a failed attempt: retried after an exponential backoff (1 s, 2 s, 4 s … 5 min). A refund is left `failed`
+   * for an operator (`solver:retry`) after `maxAttempts`; a fill never is, since a fill already sent must be followed
+   * until it mines or is cancelled, whatever the RPC does meanwhile. Returns true when it gave up.
    */
   async failed(job: ClaimedJob, error: unknown): Promise<boolean> {
-    const gaveUp = job.attempts >= this.options.maxAttempts;
+    const gaveUp = job.kind === 'refund' && job.attempts >= this.options.maxAttempts;
     await this.db.query(
       `UPDATE solver_jobs SET leased_until = NULL, last_error = $5, updated_at = now(),
               state = CASE WHEN $6 THEN 'failed' ELSE state END,
