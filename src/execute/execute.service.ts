@@ -91,60 +91,64 @@ export class ExecuteService {
     requestId: string,
     data: Hex,
   ): Promise<JournalEntry> {
-    const key = `permit:${requestId.toLowerCase()}`;
-    const live = async () =>
-      (await journal.entriesOf(key)).find((entry) => ['signed', 'broadcast', 'mined'].includes(entry.state));
-    let entry = await live();
-    if (!entry) {
-      try {
-        entry = await journal.record(
-          origin,
-          { to: origin.depository as Address, value: 0n, data },
-          { purpose: 'permit', jobKey: key, requestId },
-          async (tx) => {
-            await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
-            const { rowCount } = await tx.query(
-              `SELECT 1 FROM solver_transactions WHERE job_key = $1 AND state IN ('signed', 'broadcast', 'mined')`,
-              [key],
-            );
-            return rowCount === 0;
-          },
+    return journal.inOrder(origin, async () => {
+      const key = `permit:${requestId.toLowerCase()}`;
+      const live = async () =>
+        (await journal.entriesOf(key)).find((entry) =>
+          ['signed', 'broadcast', 'mined'].includes(entry.state),
         );
-      } catch (error) {
-        if (error instanceof LeaseLostError) entry = await live();
-        else if (isRevert(error)) {
-          throw new ApiError(
-            'CONFLICT',
-            `The permit deposit of ${requestId} would revert: ${message(error)}`,
-          );
-        } else throw error;
-      }
-      if (!entry) throw new ApiError('CONFLICT', `Request ${requestId} is being submitted; retry`);
-    }
-    if (entry.state === 'signed') {
-      try {
-        await this.commands.execute(
-          new ExecuteRequestCommand(
-            requestId,
-            {
-              type: 'SubmitDeposit',
-              data: {
-                via: 'permit',
-                chainId: origin.id,
-                txHash: entry.txHash,
-                submittedAt: this.clock.now().toISOString(),
-              },
+      let entry = await live();
+      if (!entry) {
+        try {
+          entry = await journal.record(
+            origin,
+            { to: origin.depository as Address, value: 0n, data },
+            { purpose: 'permit', jobKey: key, requestId },
+            async (tx) => {
+              await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
+              const { rowCount } = await tx.query(
+                `SELECT 1 FROM solver_transactions WHERE job_key = $1 AND state IN ('signed', 'broadcast', 'mined')`,
+                [key],
+              );
+              return rowCount === 0;
             },
-            { actor: 'execute' },
-          ),
-        );
-      } catch (error) {
-        if (!(error instanceof RequestDomainError)) throw error;
-        await journal.abandon(origin, entry);
-        throw new ApiError('CONFLICT', `Request ${requestId} is past its deposit`);
+          );
+        } catch (error) {
+          if (error instanceof LeaseLostError) entry = await live();
+          else if (isRevert(error)) {
+            throw new ApiError(
+              'CONFLICT',
+              `The permit deposit of ${requestId} would revert: ${message(error)}`,
+            );
+          } else throw error;
+        }
+        if (!entry) throw new ApiError('CONFLICT', `Request ${requestId} is being submitted; retry`);
       }
-      await journal.release(origin, entry);
-    }
-    return entry;
+      if (entry.state === 'signed') {
+        try {
+          await this.commands.execute(
+            new ExecuteRequestCommand(
+              requestId,
+              {
+                type: 'SubmitDeposit',
+                data: {
+                  via: 'permit',
+                  chainId: origin.id,
+                  txHash: entry.txHash,
+                  submittedAt: this.clock.now().toISOString(),
+                },
+              },
+              { actor: 'execute' },
+            ),
+          );
+        } catch (error) {
+          if (!(error instanceof RequestDomainError)) throw error;
+          await journal.abandon(origin, entry);
+          throw new ApiError('CONFLICT', `Request ${requestId} is past its deposit`);
+        }
+        await journal.release(origin, entry);
+      }
+      return entry;
+    });
   }
 }

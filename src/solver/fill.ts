@@ -50,8 +50,17 @@ export class FillJob {
   async run(job: ClaimedJob): Promise<JobOutcome> {
     const facts = await readRequestFacts(this.deps.store, job.requestId);
     const destination = this.deps.chains.chain(facts.quote.destinationChainId);
-    const key = jobKey(job);
-    let fill = (await this.deps.journal.entriesOf(key)).find(
+    const sent = await this.deps.journal.inOrder(destination, () => this.send(job, facts, destination));
+    return typeof sent === 'string' ? sent : this.await(job, facts, destination, sent);
+  }
+
+  /** Steps 1 to 3: the fill journaled, recorded on the request, broadcast (or abandoned); in nonce order. */
+  private async send(
+    job: ClaimedJob,
+    facts: RequestFacts,
+    destination: ChainInfo,
+  ): Promise<JournalEntry | JobOutcome> {
+    let fill = (await this.deps.journal.entriesOf(jobKey(job))).find(
       (entry) => entry.purpose === 'fill' && entry.state !== 'void',
     );
     if (!fill) {
@@ -81,7 +90,7 @@ export class FillJob {
       await this.deps.journal.release(destination, fill);
       failpoint('fill:after-broadcast');
     }
-    return this.await(job, facts, destination, fill);
+    return fill;
   }
 
   /**

@@ -41,49 +41,54 @@ export class RefundJob {
     if (status !== 'failure') return 'later';
     const origin = this.deps.chains.chain(deposit.chainId);
     const recipient = refundRecipient(quote);
-    const entries = await this.deps.journal.entriesOf(jobKey(job));
-    let refund = entries.find((entry) => ['signed', 'broadcast', 'mined'].includes(entry.state));
-    if (!refund) {
-      const intent = transferIntent(
-        deposit.currency,
-        recipient,
-        BigInt(deposit.amount),
-        quote.requestId as Hex,
-      );
-      try {
-        refund = await this.deps.journal.record(
-          origin,
-          intent,
-          { purpose: 'refund', jobKey: jobKey(job), requestId: quote.requestId },
-          this.deps.jobs.guard(job),
-        );
-      } catch (error) {
-        throw new RefundNotSent(
-          `${isRevert(error) ? 'would revert' : 'not sent'}: ${(error as Error).message}`,
-        );
-      }
-      failpoint('refund:after-record');
-    }
-    if (refund.state === 'signed') {
-      const taken = await this.deps.requests.record(quote.requestId, {
-        type: 'SubmitRefund',
-        data: {
-          chainId: origin.id,
-          txHash: refund.txHash,
-          amount: deposit.amount,
-          currency: deposit.currency,
+    const sent = await this.deps.journal.inOrder(origin, async () => {
+      const entries = await this.deps.journal.entriesOf(jobKey(job));
+      let refund = entries.find((entry) => ['signed', 'broadcast', 'mined'].includes(entry.state));
+      if (!refund) {
+        const intent = transferIntent(
+          deposit.currency,
           recipient,
-          reason: job.reason,
-          submittedAt: this.now(),
-        },
-      });
-      if (!taken) {
-        await this.deps.journal.abandon(origin, refund);
-        return 'done';
+          BigInt(deposit.amount),
+          quote.requestId as Hex,
+        );
+        try {
+          refund = await this.deps.journal.record(
+            origin,
+            intent,
+            { purpose: 'refund', jobKey: jobKey(job), requestId: quote.requestId },
+            this.deps.jobs.guard(job),
+          );
+        } catch (error) {
+          throw new RefundNotSent(
+            `${isRevert(error) ? 'would revert' : 'not sent'}: ${(error as Error).message}`,
+          );
+        }
+        failpoint('refund:after-record');
       }
-      await this.deps.journal.release(origin, refund);
-      failpoint('refund:after-broadcast');
-    }
+      if (refund.state === 'signed') {
+        const taken = await this.deps.requests.record(quote.requestId, {
+          type: 'SubmitRefund',
+          data: {
+            chainId: origin.id,
+            txHash: refund.txHash,
+            amount: deposit.amount,
+            currency: deposit.currency,
+            recipient,
+            reason: job.reason,
+            submittedAt: this.now(),
+          },
+        });
+        if (!taken) {
+          await this.deps.journal.abandon(origin, refund);
+          return 'done';
+        }
+        await this.deps.journal.release(origin, refund);
+        failpoint('refund:after-broadcast');
+      }
+      return refund;
+    });
+    if (typeof sent === 'string') return sent;
+    const refund = sent;
     return this.await(job, refund, origin.id, deposit.amount, deposit.currency, recipient);
   }
 

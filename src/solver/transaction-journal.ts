@@ -88,6 +88,8 @@ const MAYBE_SENT =
  * `void`ed and its nonce filled by a zero-value transaction to self, so later nonces are not stuck behind a gap.
  */
 export class TransactionJournal {
+  private readonly queues = new Map<number, Promise<unknown>>();
+
   constructor(
     private readonly db: Database,
     private readonly clients: EvmClients,
@@ -96,6 +98,25 @@ export class TransactionJournal {
 
   get address(): Address {
     return this.account.address;
+  }
+
+  /**
+   * Runs `work` (record, then whatever must precede the broadcast, then release) alone among this process's work on
+   * `chain`, so transactions leave in nonce order: a node may refuse a nonce ahead of a gap (Hardhat under automine
+   * does), and a later nonce sent first waits behind the earlier one anyway. Instances sharing a key still each keep
+   * their own order; the journal makes that safe, if slower.
+   */
+  inOrder<T>(chain: ChainInfo, work: () => Promise<T>): Promise<T> {
+    const previous = this.queues.get(chain.id) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    this.queues.set(
+      chain.id,
+      next.then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
+    return next;
   }
 
   /**

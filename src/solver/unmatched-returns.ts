@@ -66,26 +66,30 @@ export class UnmatchedReturns {
   private async returnOne(row: UnmatchedRow): Promise<'done' | 'failed' | 'later'> {
     const chain = this.chains.chain(Number(row.chain_id));
     const key = `return:${row.chain_id}:${row.tx_hash}:${row.log_index}`;
-    let entry = (await this.journal.entriesOf(key)).find((candidate) =>
-      ['signed', 'broadcast', 'mined'].includes(candidate.state),
-    );
-    if (!entry) {
-      entry = await this.journal.record(
-        chain,
-        transferIntent(row.currency, row.depositor, BigInt(row.amount), row.request_id as Hex),
-        { purpose: 'return', jobKey: key, requestId: row.request_id },
-        (tx) => this.holds(tx, row),
+    // Journaled and released in nonce order with this process's other transactions on the chain.
+    const entry = await this.journal.inOrder(chain, async () => {
+      let sent = (await this.journal.entriesOf(key)).find((candidate) =>
+        ['signed', 'broadcast', 'mined'].includes(candidate.state),
       );
-      failpoint('return:after-record');
-    }
-    if (entry.state === 'signed') {
-      await this.journal.release(chain, entry);
-      await this.db.query(
-        `UPDATE unmatched_deposits SET state = 'sent', refund_tx_hash = $5, updated_at = now()
-          WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3 AND fence = $4`,
-        [row.chain_id, row.tx_hash, row.log_index, row.fence, entry.txHash],
-      );
-    }
+      if (!sent) {
+        sent = await this.journal.record(
+          chain,
+          transferIntent(row.currency, row.depositor, BigInt(row.amount), row.request_id as Hex),
+          { purpose: 'return', jobKey: key, requestId: row.request_id },
+          (tx) => this.holds(tx, row),
+        );
+        failpoint('return:after-record');
+      }
+      if (sent.state === 'signed') {
+        await this.journal.release(chain, sent);
+        await this.db.query(
+          `UPDATE unmatched_deposits SET state = 'sent', refund_tx_hash = $5, updated_at = now()
+            WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3 AND fence = $4`,
+          [row.chain_id, row.tx_hash, row.log_index, row.fence, sent.txHash],
+        );
+      }
+      return sent;
+    });
     const started = Date.now();
     for (;;) {
       const settlement = await this.journal.settle(chain, entry);
