@@ -425,7 +425,10 @@ function settled(
   };
 }
 
-/** The same currency as `like`, with another amount in the smallest unit (USD scaled exactly from the quote). */
+/**
+ * The same currency as `like`, with another amount in the smallest unit (USD scaled exactly from the quote). An
+ * amount that moved onchain has no slippage left: its `minimumAmount` is the amount.
+ */
 function amountOf(like: Amount, amount: string): Amount {
   const units = BigInt(amount);
   const quotedUnits = BigInt(like.amount);
@@ -434,6 +437,7 @@ function amountOf(like: Amount, amount: string): Amount {
     amount,
     amountFormatted: formatUnits(units, like.currency.decimals),
     amountUsd: quotedUnits === 0n ? '0' : scaleDecimal(like.amountUsd, units, quotedUnits),
+    minimumAmount: amount,
   };
 }
 

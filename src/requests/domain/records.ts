@@ -19,7 +19,7 @@ export interface Amount {
   readonly amount: string;
   readonly amountFormatted: string;
   readonly amountUsd: string;
-  readonly minimumAmount?: string;
+  readonly minimumAmount: string;
 }
 
 /** One fee component in request records: `{usd, amount, amountFormatted}` (the `actual` phase may carry `usd` only). */

@@ -29,8 +29,11 @@ describe(toV2Record.name, () => {
   const done = toV2Record(fold(paths.success), NOW);
 
   it('puts sender, recipient and the amounts under data.metadata (v3: root and data.route)', () => {
-    // What was deposited, as the chain reported it (no slippage minimum any more).
-    const { minimumAmount: _minimum, ...deposited } = quote.route.origin.inputCurrency;
+    // What was deposited, as the chain reported it: no slippage left, its minimum is the amount.
+    const deposited = {
+      ...quote.route.origin.inputCurrency,
+      minimumAmount: quote.route.origin.inputCurrency.amount,
+    };
     expect(done.data.metadata).toEqual({
       sender: quote.sender,
       recipient: quote.recipient,
@@ -247,6 +250,7 @@ function sponsoredQuote(n: number): RequestQuotedData {
     amount: units,
     amountFormatted: usd,
     amountUsd: usd,
+    minimumAmount: units,
   });
   const component = (selected: boolean, total: string) => ({
     selected,

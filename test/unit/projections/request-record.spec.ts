@@ -36,6 +36,9 @@ describe(evolveRequestRecord.name, () => {
     expect(sut.v3.data.appFees.actual).toHaveLength(1);
     const amounts = derivedAmounts(sut.v3);
     expect(amounts.deposited.amount).toBe(quote.currencyIn.amount);
+    // What moved onchain has no slippage left: its minimumAmount is the amount (the quote's was the worst case).
+    expect(amounts.deposited.minimumAmount).toBe(amounts.deposited.amount);
+    expect(amounts.received.minimumAmount).toEqual(expect.stringMatching(/^[0-9]+$/));
     expect(amounts.received.amount).toBe(quote.currencyOut.amount);
     expect(sut.v3.data.failReason).toBeNull();
     expect(sut.filledAtMs! - sut.depositSeenAtMs!).toBe(10_000);

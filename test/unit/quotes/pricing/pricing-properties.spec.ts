@@ -110,6 +110,29 @@ describe('pricing properties', () => {
     }
   });
 
+  it.each(SEEDS.slice(0, 40))(
+    'every Amount object carries minimumAmount; only the output has slippage (seed %d)',
+    (seed) => {
+      let sut;
+      try {
+        sut = priceQuote(scenario(seed));
+      } catch (error) {
+        expect((error as QuoteError).errorCode).toBe('AMOUNT_TOO_LOW');
+        return;
+      }
+      const amounts = amountObjectsIn(sut);
+      // currencyIn, currencyOut, six fees, four sponsorship totals.
+      expect(amounts.length).toBeGreaterThanOrEqual(12);
+      for (const amount of amounts) expect(amount.minimumAmount).toMatch(/^-?[0-9]+$/);
+      for (const fee of Object.values(sut.quoteFees)) expect(fee.minimumAmount).toBe(fee.amount);
+      expect(sut.currencyIn.minimumAmount).toBe(sut.currencyIn.amount);
+      expect(sut.currencyOut.minimumAmount).toBe(sut.minimumAmountOut.toString());
+      expect(sut.shownSponsorship.quoted.sponsoredTotal.minimumAmount).toBe(
+        sut.shownSponsorship.quoted.sponsoredTotal.amount,
+      );
+    },
+  );
+
   it('handles uint256-sized amounts exactly', () => {
     const huge = 2n ** 255n;
     const sut = priceQuote(bridgeInput({ amount: huge }));
@@ -118,3 +141,13 @@ describe('pricing properties', () => {
     expect(back.amountIn).toBe(huge + 23_000n);
   });
 });
+
+/** Every object with `currency` and `amount` (an Amount object) anywhere in a value. */
+function amountObjectsIn(value: unknown): { amount: string; minimumAmount?: string }[] {
+  if (typeof value !== 'object' || value === null) return [];
+  if (Array.isArray(value)) return value.flatMap(amountObjectsIn);
+  const record = value as Record<string, unknown>;
+  const here =
+    'currency' in record && typeof record.amount === 'string' ? [record as { amount: string }] : [];
+  return [...here, ...Object.values(record).flatMap(amountObjectsIn)];
+}
