@@ -1,4 +1,6 @@
 import { ERROR_CODES } from '../common/http/error-codes.js';
+import { ORDER_SCHEMAS } from '../quotes/openapi/order.schemas.js';
+import { STEP_SCHEMAS } from '../quotes/openapi/step.schemas.js';
 
 type Schema = Record<string, unknown>;
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
@@ -72,33 +74,14 @@ export function componentSchemas(): Record<string, Schema> {
       },
       ['currency', 'amount', 'amountFormatted', 'amountUsd', 'minimumAmount'],
     ),
-    StepItem: object(
-      {
-        status: { type: 'string', enum: ['incomplete'] },
-        data: {
-          type: 'object',
-          additionalProperties: true,
-          description: 'Depends on the step kind (docs/steps.md)',
-        },
-        check: object({ endpoint: string(), method: { type: 'string', enum: ['GET'] } }, [
-          'endpoint',
-          'method',
-        ]),
-      },
-      ['status', 'data'],
-    ),
-    Step: object(
-      {
-        id: { type: 'string', enum: ['approve', 'deposit', 'authorize'] },
-        action: string(),
-        description: string(),
-        kind: { type: 'string', enum: ['transaction', 'signature'] },
-        requestId: string(),
-        depositAddress: string(),
-        items: { type: 'array', items: ref('StepItem') },
-      },
-      ['id', 'action', 'description', 'kind', 'requestId', 'items'],
-    ),
+    // Step, StepItem and the item data of every flow: src/quotes/openapi/step.schemas.ts.
+    ...(STEP_SCHEMAS as Record<string, Schema>),
+    ...(ORDER_SCHEMAS as Record<string, Schema>),
+    SlippageSide: object({ usd: string(), value: string('Smallest unit'), percent: string() }, [
+      'usd',
+      'value',
+      'percent',
+    ]),
     QuoteFees: object(
       {
         gas: ref('Amount'),
@@ -139,13 +122,15 @@ export function componentSchemas(): Record<string, Schema> {
         swapImpact: object({ usd: string(), percent: string() }, ['usd', 'percent']),
         expandedPriceImpact: { type: 'object', additionalProperties: feeComponent },
         rate: string(),
-        slippageTolerance: { type: 'object', additionalProperties: true },
+        slippageTolerance: object({ origin: ref('SlippageSide'), destination: ref('SlippageSide') }, [
+          'origin',
+          'destination',
+        ]),
         timeEstimate: { type: 'number' },
         userBalance: string(),
         callValue: string('The native value the destination calls spend out of the output'),
       },
       ['operation', 'sender', 'recipient', 'currencyIn', 'currencyOut', 'rate', 'timeEstimate'],
-      true,
     ),
     QuoteResponse: object(
       {
@@ -162,21 +147,19 @@ export function componentSchemas(): Record<string, Schema> {
               {
                 orderId: string(),
                 hubType: string(),
-                orderData: { type: 'object', additionalProperties: true },
+                orderData: ref('OrderData'),
                 paymentDetails: object(
                   { chainId: string(), depository: string(), currency: string(), amount: string() },
                   ['chainId', 'depository', 'currency', 'amount'],
                 ),
               },
               ['orderId', 'paymentDetails'],
-              true,
             ),
           },
           ['v2'],
         ),
       },
       ['steps', 'fees', 'feeSponsorship', 'details', 'protocol'],
-      true,
     ),
     PriceResponse: object({ fees: ref('QuoteFees'), details: ref('QuoteDetails') }, ['fees', 'details']),
     AuthorizeResponse: object({ message: string(), requestId: string() }, ['message', 'requestId']),

@@ -22,31 +22,15 @@ import { priceQuote } from './domain/pricing/price-quote.js';
 import type { PricedQuote } from './domain/pricing/priced-quote.js';
 import { buildSteps, type BuildStepsInput, depositAddressOf } from './domain/steps/build-steps.js';
 import { PERPS_A_ACTIVATION_FEE_USD } from './domain/steps/perps-a.js';
-import type { Step } from './domain/steps/step.js';
 import { type QuoteParties, resolveParties } from './quote-plan.js';
 import type { PriceRequestDto, QuoteRequestDto } from './quote-request.dto.js';
-
-/** `POST /quote/v2`'s answer (spec/api.md, "Quote response"). */
-export interface QuoteResponse {
-  readonly steps: readonly Step[];
-  readonly fees: PricedQuote['quoteFees'];
-  readonly feeSponsorship: { readonly quoted: unknown; readonly actual: null };
-  readonly details: Record<string, unknown>;
-  readonly protocol: {
-    readonly v2: {
-      readonly orderId: string;
-      readonly hubType: string;
-      readonly orderData: unknown;
-      readonly paymentDetails: BuiltOrder['paymentDetails'];
-    };
-  };
-}
-
-/** `POST /price`'s answer: the deprecated fees and a subset of the details. */
-export interface PriceResponse {
-  readonly fees: PricedQuote['quoteFees'];
-  readonly details: Record<string, unknown>;
-}
+import {
+  type PriceResponse,
+  priceDetailsOf,
+  type QuoteDetails,
+  type QuoteResponse,
+  type QuoteRouteSide,
+} from './quote-response.js';
 
 const ROUTER = 'ferry';
 const HUB_TYPE = 'onchain';
@@ -84,22 +68,7 @@ export class QuoteService {
   async price(request: PriceRequestDto, apiKey: AuthenticatedApiKey | null): Promise<PriceResponse> {
     const { parties, priced, userBalance } = await this.priceRequest(request, apiKey);
     const details = this.details(request, parties, priced, userBalance);
-    return {
-      fees: priced.quoteFees,
-      details: pick(details, [
-        'operation',
-        'sender',
-        'recipient',
-        'currencyIn',
-        'currencyOut',
-        'totalImpact',
-        'swapImpact',
-        'rate',
-        'slippageTolerance',
-        'timeEstimate',
-        'userBalance',
-      ]),
-    };
+    return { fees: priced.quoteFees, details: priceDetailsOf(details) };
   }
 
   async quote(request: QuoteRequestDto, apiKey: AuthenticatedApiKey | null): Promise<QuoteResponse> {
@@ -380,15 +349,14 @@ export class QuoteService {
     parties: QuoteParties,
     priced: PricedQuote,
     userBalance: bigint | null,
-  ): Record<string, unknown> {
+  ): QuoteDetails {
     const quoted = route(request, priced);
-    const side = (value: QuotedRoute['origin'] | null, sources: readonly string[]) =>
-      value && {
-        inputCurrency: value.inputCurrency,
-        outputCurrency: value.outputCurrency,
-        router: value.router,
-        includedSwapSources: sources,
-      };
+    const side = (value: QuotedRoute['origin'], sources: readonly string[]): QuoteRouteSide => ({
+      inputCurrency: value.inputCurrency,
+      outputCurrency: value.outputCurrency,
+      router: value.router,
+      includedSwapSources: sources,
+    });
     return {
       operation: priced.operation,
       sender: parties.user,
@@ -415,7 +383,7 @@ export class QuoteService {
       fixedRateFee: { usd: '0' },
       route: {
         origin: side(quoted.origin, quoted.includedOriginSwapSources),
-        destination: side(quoted.destination, quoted.includedDestinationSwapSources),
+        destination: quoted.destination && side(quoted.destination, quoted.includedDestinationSwapSources),
       },
     };
   }
@@ -458,8 +426,4 @@ function placeholderBlockhash(requestId: string): string {
 /** A USD amount in a currency's smallest unit, rounded up (a fee). */
 function usdInUnits(usd: string, currency: { readonly usdPrice: string; readonly decimals: number }): bigint {
   return toUnits(Decimal.parse(usd).div(Decimal.parse(currency.usdPrice), 'ceil'), currency.decimals, 'ceil');
-}
-
-function pick(source: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
-  return Object.fromEntries(keys.filter((key) => key in source).map((key) => [key, source[key]]));
 }

@@ -6,7 +6,8 @@ import type { AuthenticatedApiKey } from '../api-keys/api-keys.service.js';
 import { AuthorizeBodyDto, AuthorizeQueryDto } from './authorize.dto.js';
 import { AuthorizeService } from './authorize.service.js';
 import { PriceRequestDto, QuoteRequestDto } from './quote-request.dto.js';
-import { type PriceResponse, QuoteService, type QuoteResponse } from './quote.service.js';
+import type { PriceResponse, QuoteResponse } from './quote-response.js';
+import { QuoteService } from './quote.service.js';
 
 const QUOTE_ERRORS =
   'INVALID_INPUT, UNSUPPORTED_CHAIN, UNSUPPORTED_CURRENCY, INVALID_ADDRESS, AMOUNT_TOO_LOW, NO_ROUTE, ' +

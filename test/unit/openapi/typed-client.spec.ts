@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { ERROR_CODES } from '../../../src/common/http/error-codes.js';
@@ -55,10 +56,33 @@ export function retryable(error: FerryError): boolean {
   return code === 'RATE_LIMITED' || code === 'SERVICE_UNAVAILABLE' || error.body.statusCode >= 500;
 }
 
+// @ts-expect-error a decimal string, not a number
+export const wrongType = (quote: Quote): number => quote.fees.gas.minimumAmount;
 // @ts-expect-error an error code the registry does not have
 export const unknownCode: ErrorBody['errorCode'] = 'NOT_A_CODE';
 // @ts-expect-error the quote body needs its required fields
 export const incomplete: QuoteBody = { user: '0x0' };
+`;
+
+/**
+ * The server's own answers are what the schemas say: each route's response type (as the code declares it) must be
+ * assignable to the generated schema, so a schema that drifts from what a route returns does not compile.
+ */
+const FAITHFUL = (root: string) => `
+import type { components } from './ferry';
+import type { QuoteResponse, PriceResponse } from '${root}src/quotes/quote-response.js';
+import type { ErrorBody } from '${root}src/common/http/api-error.js';
+import type { ErrorCode } from '${root}src/common/http/error-codes.js';
+
+type Schemas = components['schemas'];
+export const faithful = {
+  quote: (body: QuoteResponse): Schemas['QuoteResponse'] => body,
+  price: (body: PriceResponse): Schemas['PriceResponse'] => body,
+  error: (body: ErrorBody & { statusCode: number }): Schemas['ErrorResponse'] => ({ ...body }),
+  // The enum and the registry, both ways.
+  codes: (code: ErrorCode): Schemas['ErrorResponse']['errorCode'] => code,
+  registry: (code: Schemas['ErrorResponse']['errorCode']): ErrorCode => code,
+};
 `;
 
 describe('docs/openapi.json', () => {
@@ -84,12 +108,14 @@ describe('docs/openapi.json', () => {
     expect(document.servers).toHaveLength(1);
   });
 
-  it('generates TypeScript types (openapi-typescript) that a small client compiles against', async () => {
+  it("generates TypeScript types (openapi-typescript) that a small client and the server's response types compile against", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ferry-client-'));
-    const ast = await openapiTS(DOCUMENT);
+    // Immutable (readonly arrays and properties): the server's response types are readonly.
+    const ast = await openapiTS(DOCUMENT, { immutable: true });
     writeFileSync(join(dir, 'ferry.ts'), astToString(ast));
     writeFileSync(join(dir, 'client.ts'), CLIENT);
-    const program = ts.createProgram([join(dir, 'client.ts')], {
+    writeFileSync(join(dir, 'faithful.ts'), FAITHFUL(fileURLToPath(new URL('../../../', import.meta.url))));
+    const program = ts.createProgram([join(dir, 'client.ts'), join(dir, 'faithful.ts')], {
       strict: true,
       noEmit: true,
       target: ts.ScriptTarget.ES2022,
