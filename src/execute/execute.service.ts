@@ -10,7 +10,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import { EVENT_STORE, type EventStore } from '../event-store/event-store.js';
 import { ExecuteRequestCommand } from '../requests/commands/execute-request.command.js';
 import { RequestDomainError } from '../requests/domain/request-decide.js';
-import { isRevert, message } from '../solver/fill.js';
+import { isRevert, message } from '../solver/solver-job.js';
 import { type JournalEntry, LeaseLostError, type TransactionJournal } from '../solver/transaction-journal.js';
 import type { RequestQuotedData } from '../requests/domain/request-events.js';
 import {

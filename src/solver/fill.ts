@@ -1,30 +1,14 @@
 import { encodeFunctionData, type Hash, maxUint256, type TransactionReceipt } from 'viem';
 import { erc20Abi } from '../chains/abi/erc20.js';
-import type { ChainRegistry } from '../chains/chain-registry.js';
 import type { ChainInfo } from '../chains/chain.js';
-import type { Clock } from '../common/clock.js';
 import { failpoint } from '../common/failpoints.js';
-import type { EventStore } from '../event-store/event-store.js';
-import type { EvmClients } from './evm-clients.js';
 import { failedCallOf, planFill, type TokenAllowance } from './call-execution.js';
-import type { RequestCommands } from './request-commands.js';
 import { readRequestFacts, type RequestFacts } from './request-facts.js';
-import { type ClaimedJob, jobKey, type SolverJobs } from './solver-jobs.js';
-import type { JournalEntry, Settlement, TransactionJournal, TxIntent } from './transaction-journal.js';
+import { type ClaimedJob, jobKey } from './solver-jobs.js';
+import type { JournalEntry, Settlement, TxIntent } from './transaction-journal.js';
+import { isRevert, type JobOutcome, message, type SolverJobDeps } from './solver-job.js';
 
-export type JobOutcome = 'done' | 'later';
-
-export interface FillDeps {
-  readonly store: EventStore;
-  readonly chains: ChainRegistry;
-  readonly clients: EvmClients;
-  readonly journal: TransactionJournal;
-  readonly jobs: SolverJobs;
-  readonly requests: RequestCommands;
-  readonly clock: Clock;
-  /** How long one claim waits for a sent fill to settle before giving the job back. */
-  readonly settleWaitMs: number;
-}
+export type FillDeps = SolverJobDeps;
 
 /**
  * Fills a confirmed deposit on the destination chain, exactly once.
@@ -269,14 +253,4 @@ export class FillJob {
   private now(): string {
     return this.deps.clock.now().toISOString();
   }
-}
-
-/** Gas estimation said the transaction reverts (as opposed to an RPC that failed). */
-export function isRevert(error: unknown): boolean {
-  const details = String((error as { details?: string }).details ?? '');
-  return /revert|insufficient funds|exceeds balance/i.test(`${message(error)} ${details}`);
-}
-
-export function message(error: unknown): string {
-  return String((error as { shortMessage?: string }).shortMessage ?? (error as Error).message ?? error);
 }

@@ -1,26 +1,12 @@
 import type { Hex } from 'viem';
-import type { ChainRegistry } from '../chains/chain-registry.js';
-import type { Clock } from '../common/clock.js';
 import { failpoint } from '../common/failpoints.js';
-import type { EventStore } from '../event-store/event-store.js';
-import type { EvmClients } from './evm-clients.js';
-import { isRevert, type JobOutcome } from './fill.js';
+import { isRevert, type JobOutcome, type SolverJobDeps } from './solver-job.js';
 import { refundRecipient, transferIntent } from './payments.js';
-import type { RequestCommands } from './request-commands.js';
 import { readRequestFacts } from './request-facts.js';
-import { type ClaimedJob, jobKey, type SolverJobs } from './solver-jobs.js';
-import type { JournalEntry, TransactionJournal } from './transaction-journal.js';
+import { type ClaimedJob, jobKey } from './solver-jobs.js';
+import type { JournalEntry } from './transaction-journal.js';
 
-export interface RefundDeps {
-  readonly store: EventStore;
-  readonly chains: ChainRegistry;
-  readonly clients: EvmClients;
-  readonly journal: TransactionJournal;
-  readonly jobs: SolverJobs;
-  readonly requests: RequestCommands;
-  readonly clock: Clock;
-  readonly settleWaitMs: number;
-}
+export type RefundDeps = SolverJobDeps;
 
 /** A refund that cannot be sent now (RPC down, gas estimation failing): retried with backoff by the job queue. */
 export class RefundNotSent extends Error {}

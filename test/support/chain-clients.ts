@@ -95,3 +95,23 @@ export async function postJson(app: TestApp, url: string, body: unknown) {
   const response = await app.http.inject({ method: 'POST', url, payload: body as object });
   return { code: response.statusCode, body: response.json() };
 }
+
+/**
+ * The environment that runs Ferry's chain side against two devnets: their RPCs, the watcher and the solver on (the
+ * devnet solver's key), 100 ms rounds; `extra` adds or overrides.
+ */
+export function settlementEnv(
+  a: { readonly rpcUrl: string; readonly accounts: { readonly solver: { readonly privateKey: string } } },
+  b: { readonly rpcUrl: string },
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    DEVNET_A_RPC_URL: a.rpcUrl,
+    DEVNET_B_RPC_URL: b.rpcUrl,
+    CHAIN_WATCHER_RUN: 'true',
+    CHAIN_POLL_INTERVAL_MS: '100',
+    SOLVER_RUN: 'true',
+    SOLVER_PRIVATE_KEY: a.accounts.solver.privateKey,
+    ...extra,
+  };
+}

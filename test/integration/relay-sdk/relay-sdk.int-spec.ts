@@ -10,7 +10,7 @@ import { createWalletClient, defineChain, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { AddressInfo } from 'node:net';
 import { startTestApp, type TestApp } from '../../support/app.js';
-import { ChainClients, requestStatus } from '../../support/chain-clients.js';
+import { ChainClients, requestStatus, settlementEnv } from '../../support/chain-clients.js';
 import { type Devnet, startDevnets } from '../../support/devnet.js';
 import { freshRecipient } from '../settlement/settlement-support.js';
 
@@ -37,15 +37,7 @@ describe("Relay's SDK against Ferry", () => {
   beforeAll(async () => {
     [a, b] = await startDevnets();
     clients = new ChainClients([a, b]);
-    app = await startTestApp({
-      DEVNET_A_RPC_URL: a.rpcUrl,
-      DEVNET_B_RPC_URL: b.rpcUrl,
-      CHAIN_WATCHER_RUN: 'true',
-      CHAIN_POLL_INTERVAL_MS: '100',
-      SOLVER_RUN: 'true',
-      SOLVER_PRIVATE_KEY: a.accounts.solver.privateKey,
-      PROJECTIONS_RUN: 'true',
-    });
+    app = await startTestApp(settlementEnv(a, b, { PROJECTIONS_RUN: 'true' }));
     await app.app.listen(0, '127.0.0.1');
     baseApiUrl = `http://127.0.0.1:${(app.app.getHttpServer().address() as AddressInfo).port}`;
     createClient({

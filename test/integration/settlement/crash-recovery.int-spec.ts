@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { encodeFunctionData, type Hex } from 'viem';
 import { depositoryAbi } from '../../../src/chains/abi/depository.js';
-import { ChainClients, waitFor } from '../../support/chain-clients.js';
+import { ChainClients, waitFor, settlementEnv } from '../../support/chain-clients.js';
 import { type Devnet, startDevnets } from '../../support/devnet.js';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
 import { freePort, type Spawned, spawnNode } from '../../support/process.js';
@@ -28,13 +28,7 @@ describe('a solver killed between the steps of a fill', () => {
       LOG_LEVEL: 'fatal',
       PORT: String(port),
       DATABASE_URL: database.url,
-      DEVNET_A_RPC_URL: a.rpcUrl,
-      DEVNET_B_RPC_URL: b.rpcUrl,
-      CHAIN_WATCHER_RUN: 'true',
-      CHAIN_POLL_INTERVAL_MS: '100',
-      SOLVER_RUN: 'true',
-      SOLVER_PRIVATE_KEY: a.accounts.solver.privateKey,
-      SOLVER_LEASE_MS: '2000',
+      ...settlementEnv(a, b, { SOLVER_LEASE_MS: '2000' }),
       API_KEY_ENCRYPTION_SECRET: 'ab'.repeat(32),
       FERRY_FAILPOINTS: failpoints,
     });

@@ -2,7 +2,13 @@ import { type Address, encodeFunctionData, type Hex } from 'viem';
 import { depositoryAbi } from '../../../src/chains/abi/depository.js';
 import { DATABASE, type Database } from '../../../src/database/database.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
-import { ChainClients, postJson, requestStatus, waitFor } from '../../support/chain-clients.js';
+import {
+  ChainClients,
+  postJson,
+  requestStatus,
+  waitFor,
+  settlementEnv,
+} from '../../support/chain-clients.js';
 import { type Devnet, startDevnets } from '../../support/devnet.js';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
 import { RpcProxy } from '../../support/rpc-proxy.js';
@@ -48,20 +54,7 @@ describe('deposit rules on local chains', () => {
   let seed = 0xc0;
 
   const start = async (env: Record<string, string> = {}) => {
-    const app = await startTestApp(
-      {
-        DEVNET_A_RPC_URL: a.rpcUrl,
-        DEVNET_B_RPC_URL: b.rpcUrl,
-        CHAIN_WATCHER_RUN: 'true',
-        CHAIN_POLL_INTERVAL_MS: '100',
-        SOLVER_RUN: 'true',
-        SOLVER_PRIVATE_KEY: a.accounts.solver.privateKey,
-        ...env,
-      },
-      [],
-      undefined,
-      database,
-    );
+    const app = await startTestApp(settlementEnv(a, b, env), [], undefined, database);
     apps.push(app);
     return app;
   };

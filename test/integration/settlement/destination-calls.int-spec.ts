@@ -4,7 +4,13 @@ import { erc20Abi } from '../../../src/chains/abi/erc20.js';
 import { DATABASE, type Database } from '../../../src/database/database.js';
 import { sandboxOf } from '../../../src/solver/call-execution.js';
 import { startTestApp, type TestApp, waitForProjections } from '../../support/app.js';
-import { ChainClients, postJson, requestStatus, waitFor } from '../../support/chain-clients.js';
+import {
+  ChainClients,
+  postJson,
+  requestStatus,
+  waitFor,
+  settlementEnv,
+} from '../../support/chain-clients.js';
 import { type Devnet, startDevnets } from '../../support/devnet.js';
 import {
   deposit,
@@ -47,14 +53,7 @@ describe('destination calls', () => {
   beforeAll(async () => {
     [a, b] = await startDevnets();
     clients = new ChainClients([a, b]);
-    app = await startTestApp({
-      DEVNET_A_RPC_URL: a.rpcUrl,
-      DEVNET_B_RPC_URL: b.rpcUrl,
-      CHAIN_WATCHER_RUN: 'true',
-      CHAIN_POLL_INTERVAL_MS: '100',
-      SOLVER_RUN: 'true',
-      SOLVER_PRIVATE_KEY: a.accounts.solver.privateKey,
-    });
+    app = await startTestApp(settlementEnv(a, b));
     db = app.app.get<Database>(DATABASE);
   }, 120_000);
   afterAll(async () => {

@@ -5,7 +5,13 @@ import { ManualClock } from '../../../src/common/clock.js';
 import { DATABASE, type Database } from '../../../src/database/database.js';
 import { DeadlineSweeper } from '../../../src/requests/sweeper/deadline-sweeper.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
-import { ChainClients, postJson, requestStatus, waitFor } from '../../support/chain-clients.js';
+import {
+  ChainClients,
+  postJson,
+  requestStatus,
+  waitFor,
+  settlementEnv,
+} from '../../support/chain-clients.js';
 import { type Devnet, startDevnets } from '../../support/devnet.js';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
 import { RpcProxy } from '../../support/rpc-proxy.js';
@@ -50,16 +56,7 @@ describe('settlement under attack', () => {
     const database = existing ?? (await createTestDatabase('ferry_attacks'));
     if (!existing) databases.push(database);
     const app = await startTestApp(
-      {
-        DEVNET_A_RPC_URL: a.rpcUrl,
-        DEVNET_B_RPC_URL: b.rpcUrl,
-        CHAIN_WATCHER_RUN: 'true',
-        CHAIN_POLL_INTERVAL_MS: '100',
-        SOLVER_RUN: 'true',
-        SOLVER_PRIVATE_KEY: a.accounts.solver.privateKey,
-        SOLVER_LEASE_MS: '3000',
-        ...env,
-      },
+      settlementEnv(a, b, { SOLVER_LEASE_MS: '3000', ...env }),
       [],
       clock,
       database,

@@ -1,0 +1,34 @@
+import type { ChainRegistry } from '../chains/chain-registry.js';
+import type { Clock } from '../common/clock.js';
+import type { EventStore } from '../event-store/event-store.js';
+import type { EvmClients } from './evm-clients.js';
+import type { RequestCommands } from './request-commands.js';
+import type { SolverJobs } from './solver-jobs.js';
+import type { TransactionJournal } from './transaction-journal.js';
+
+/** How one run of a job ends: finished, or given back to be taken again soon (a transaction still pending). */
+export type JobOutcome = 'done' | 'later';
+
+/** What the fill and refund jobs work with. */
+export interface SolverJobDeps {
+  readonly store: EventStore;
+  readonly chains: ChainRegistry;
+  readonly clients: EvmClients;
+  readonly journal: TransactionJournal;
+  readonly jobs: SolverJobs;
+  readonly requests: RequestCommands;
+  readonly clock: Clock;
+  /** How long one claim waits for a sent transaction to settle before giving the job back. */
+  readonly settleWaitMs: number;
+}
+
+/** Gas estimation said the transaction reverts (as opposed to an RPC that failed). */
+export function isRevert(error: unknown): boolean {
+  const details = String((error as { details?: string }).details ?? '');
+  return /revert|insufficient funds|exceeds balance/i.test(`${message(error)} ${details}`);
+}
+
+/** The most readable message of an error (viem's short message when there is one). */
+export function message(error: unknown): string {
+  return String((error as { shortMessage?: string }).shortMessage ?? (error as Error).message ?? error);
+}
