@@ -40,6 +40,17 @@ describe('a solver killed between the steps of a fill', () => {
     );
     return { process, url };
   };
+  /** A 0.02 ETH bridge quoted by the Ferry at `url`, to a fresh recipient. */
+  const quoteFrom = async (url: string) => {
+    const recipient = freshRecipient(seed++);
+    const response = await fetch(`${url}/quote/v2`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ethQuoteBody(a, b, a.accounts.user.address, recipient)),
+    });
+    expect(response.status).toBe(200);
+    return { recipient, quote: (await response.json()) as Quote };
+  };
   const statusOf = async (url: string, id: string) =>
     ((await (await fetch(`${url}/intents/status/v3?requestId=${id}`)).json()) as { status: string }).status;
 
@@ -60,14 +71,7 @@ describe('a solver killed between the steps of a fill', () => {
     'killed at %s, restarted: exactly one payment',
     async (failpoint) => {
       const first = await ferry(failpoint);
-      const recipient = freshRecipient(seed++);
-      const response = await fetch(`${first.url}/quote/v2`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(ethQuoteBody(a, b, a.accounts.user.address, recipient)),
-      });
-      expect(response.status).toBe(200);
-      const quote = (await response.json()) as Quote;
+      const { recipient, quote } = await quoteFrom(first.url);
       const id = quote.protocol.v2.orderId;
       await deposit(clients, a, quote);
       expect(await first.process.exited).toBe('SIGKILL');
@@ -97,13 +101,7 @@ describe('a solver killed between the steps of a fill', () => {
     'killed at %s (a short deposit being refunded), restarted: refunded exactly once',
     async (failpoint) => {
       const first = await ferry(failpoint);
-      const recipient = freshRecipient(seed++);
-      const response = await fetch(`${first.url}/quote/v2`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(ethQuoteBody(a, b, a.accounts.user.address, recipient)),
-      });
-      const quote = (await response.json()) as Quote;
+      const { recipient, quote } = await quoteFrom(first.url);
       const id = quote.protocol.v2.orderId;
       const short = BigInt(quote.details.currencyIn.amount) - 1n;
       const receipt = await clients.send(
