@@ -13,6 +13,7 @@ import { ExecuteRequestCommand } from '../requests/commands/execute-request.comm
 import type { Amount, QuotedRoute } from '../requests/domain/records.js';
 import type { RequestQuotedData } from '../requests/domain/request-events.js';
 import { fundedCallValue, orderCallsFromTxs } from './domain/order/order-calls.js';
+import { QuoteError } from './domain/quote-error.js';
 import { buildOrder, type BuiltOrder } from './domain/order/order-data.js';
 import { ConfigPriceSource } from './domain/pricing/config-price-source.js';
 import { Decimal, toUnits } from './domain/pricing/decimal.js';
@@ -73,6 +74,15 @@ export class QuoteService {
 
   async quote(request: QuoteRequestDto, apiKey: AuthenticatedApiKey | null): Promise<QuoteResponse> {
     const { parties, priced, userBalance } = await this.priceRequest(request, apiKey);
+    if (request.useDepositAddress === true) {
+      // The address would be a CREATE2 address no receiver is deployed to and nothing watches: never quote a step
+      // that sends funds where Ferry cannot settle them (issue "Honest quotes" builds the receiver).
+      throw new QuoteError(
+        'DEPOSIT_ADDRESS_UNAVAILABLE',
+        'Deposit addresses are not available yet: use the depository deposit step (drop useDepositAddress)',
+        { option: 'useDepositAddress' },
+      );
+    }
     const now = this.clock.now();
     const quoteExpiresAt = new Date(now.getTime() + this.config.quotes.quoteTtlSeconds * 1000);
     const fillDeadline = new Date(now.getTime() + this.config.quotes.fillDeadlineSeconds * 1000);

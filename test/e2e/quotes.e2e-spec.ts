@@ -287,37 +287,25 @@ describe('quotes', () => {
     expect(toExchange.body.steps.map((step: { id: string }) => step.id)).toEqual(['approve', 'deposit']);
   });
 
-  it('quotes a native deposit-address bridge: a plain transfer to a per-request address, recorded on the request', async () => {
-    const { code, body } = await post(
-      '/quote/v2',
+  it('refuses deposit addresses (DEPOSIT_ADDRESS_UNAVAILABLE) until Ferry can settle them, recording nothing', async () => {
+    const before = await eventCount();
+    for (const body of [
       bridge({
         originCurrency: ETH,
         destinationCurrency: ETH,
         amount: '10000000000000000',
         useDepositAddress: true,
       }),
-    );
-    expect(code).toBe(200);
-    const step = body.steps[0];
-    expect(step.depositAddress).toMatch(/^0x[0-9a-fA-F]{40}$/);
-    expect(step.items[0].data).toMatchObject({
-      to: step.depositAddress,
-      value: '10000000000000000',
-      data: '0x',
-    });
-    await waitForProjections(app);
-    const requests = await db.query<{ state: { v3: { depositAddress: { address: string; type: string } } } }>(
-      'SELECT state FROM requests_v3 WHERE id = $1',
-      [body.protocol.v2.orderId.toLowerCase()],
-    );
-    expect(requests.rows[0].state.v3.depositAddress).toMatchObject({
-      address: step.depositAddress,
-      type: 'strict',
-    });
-
-    const erc20 = await post('/quote/v2', bridge({ useDepositAddress: true }));
-    expect(erc20.code).toBe(400);
-    expect(erc20.body.errorCode).toBe('UNSUPPORTED_OPTION');
+      bridge({ useDepositAddress: true }),
+    ]) {
+      const refused = await post('/quote/v2', body);
+      expect(refused.code).toBe(400);
+      expect(refused.body).toMatchObject({
+        errorCode: 'DEPOSIT_ADDRESS_UNAVAILABLE',
+        errorData: { option: 'useDepositAddress' },
+      });
+    }
+    expect(await eventCount()).toBe(before);
   });
 
   it('quotes destination calls as a Call request carrying the calls in the order output', async () => {

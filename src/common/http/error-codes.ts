@@ -83,6 +83,11 @@ export const ERROR_CODES = {
     description:
       'An option cannot be used with this route (for example `usePermit` on a currency without EIP-3009, `useDepositAddress` on a non-native bridge, withdrawals from perps exchange A without `protocolVersion=v2`).',
   },
+  DEPOSIT_ADDRESS_UNAVAILABLE: {
+    status: 400,
+    description:
+      '`useDepositAddress` is refused until Ferry can settle it: no receiver contract is deployed at the address yet and nothing watches it, so funds sent there would be stuck. Use the depository deposit step.',
+  },
   CALL_VALUE_EXCEEDS_OUTPUT: {
     status: 400,
     description:
