@@ -1,4 +1,16 @@
-import { type Address, createPublicClient, http, isAddressEqual, type PublicClient, zeroAddress } from 'viem';
+import {
+  type Address,
+  type BaseError,
+  createPublicClient,
+  decodeErrorResult,
+  encodeFunctionData,
+  type Hex,
+  http,
+  isAddressEqual,
+  type PublicClient,
+  zeroAddress,
+} from 'viem';
+import { callSandboxAbi, sandboxOf } from './abi/call-executor.js';
 import { erc20Abi } from './abi/erc20.js';
 import type { ChainCurrency, ChainInfo } from './chain.js';
 
@@ -82,6 +94,47 @@ export class ChainReader {
     }
   }
 
+  /**
+   * Runs destination calls as the call executor's sandbox will (an `eth_call` of `runCalls` from the sandbox, funded
+   * with `funding` of the native currency) at the latest block. Null when they succeed, or when the chain cannot
+   * tell (no RPC or executor, an RPC error): the executor keeps the funds safe either way. Otherwise the index of the
+   * call that reverted and the block simulated on.
+   */
+  async simulateCalls(
+    chain: ChainInfo,
+    calls: readonly { readonly to: string; readonly value: bigint; readonly data: string }[],
+    funding: bigint,
+  ): Promise<{ readonly index: number; readonly block: bigint; readonly sandbox: Address } | null> {
+    const client = this.client(chain);
+    if (!client || !chain.callExecutor || calls.length === 0) return null;
+    const sandbox = sandboxOf(chain.callExecutor as Address);
+    try {
+      const block = await client.getBlockNumber();
+      const data = encodeFunctionData({
+        abi: callSandboxAbi,
+        functionName: 'runCalls',
+        args: [calls.map((call) => ({ to: call.to as Address, value: call.value, data: call.data as Hex }))],
+      });
+      try {
+        await client.call({
+          account: sandbox,
+          to: sandbox,
+          data,
+          blockNumber: block,
+          stateOverride: [{ address: sandbox, balance: funding }],
+        });
+        return null;
+      } catch (error) {
+        const revertData = revertDataOf(error);
+        if (!revertData) return null;
+        const decoded = decodeErrorResult({ abi: callSandboxAbi, data: revertData });
+        return { index: Number(decoded.args[0]), block, sandbox };
+      }
+    } catch {
+      return null;
+    }
+  }
+
   /** One client per RPC URL, reused by every read (gas, balance, allowance). */
   private client(chain: ChainInfo): PublicClient | null {
     if (chain.vmType !== 'evm' || !chain.rpcUrl) return null;
@@ -102,6 +155,31 @@ export class ChainReader {
     }
     return client;
   }
+}
+
+/**
+ * The revert data of a failed `eth_call`: where nodes put it (geth: the JSON-RPC error's `data`; Hardhat/EDR: `data.data`,
+ * or only the message's "return data: 0x…"), or null when the call failed for another reason.
+ */
+function revertDataOf(error: unknown): Hex | null {
+  let found: Hex | null = null;
+  (error as BaseError).walk?.((cause) => {
+    const data = (cause as { data?: unknown }).data;
+    const nested = (data as { data?: unknown } | undefined)?.data;
+    const candidate =
+      typeof data === 'string'
+        ? data
+        : typeof nested === 'string'
+          ? nested
+          : /return data: (0x[0-9a-fA-F]*)/.exec(
+              String(
+                (cause as { details?: string; message?: string }).details ?? (cause as Error).message ?? '',
+              ),
+            )?.[1];
+    if (!found && candidate && /^0x[0-9a-fA-F]{8,}$/.test(candidate)) found = candidate as Hex;
+    return false;
+  });
+  return found;
 }
 
 const isNative = (currency: ChainCurrency): boolean =>

@@ -232,16 +232,37 @@ export class QuoteService {
         : {}),
       useDepositAddress: request.useDepositAddress === true,
     });
-    fundedCallValue(
-      orderCallsFromTxs(request.txs ?? []),
-      {
-        native: currencyOut.metadata.isNative === true,
-        amount: BigInt(priced.currencyOut.amount),
-        symbol: currencyOut.symbol,
-      },
-      destination,
-    );
+    const calls = orderCallsFromTxs(request.txs ?? []);
+    const output = {
+      native: currencyOut.metadata.isNative === true,
+      amount: BigInt(priced.currencyOut.amount),
+      symbol: currencyOut.symbol,
+    };
+    fundedCallValue(calls, output, destination);
+    // Calls run with the output: simulate them so on a native output (an ERC-20 output cannot be funded in a
+    // simulation without token-specific state; those run unsimulated, the executor keeps the funds safe).
+    if (output.native) await this.refuseRevertingCalls(destination, calls, output.amount);
     return { parties, priced, userBalance };
+  }
+
+  /** 400 DESTINATION_CALL_REVERTED when a call reverts at the latest block as the executor's sandbox would run it. */
+  private async refuseRevertingCalls(
+    destination: QuoteParties['destination'],
+    calls: ReturnType<typeof orderCallsFromTxs>,
+    funding: bigint,
+  ): Promise<void> {
+    const failed = await this.reader.simulateCalls(destination, calls, funding);
+    if (!failed) return;
+    const call = calls[failed.index];
+    throw new QuoteError(
+      'DESTINATION_CALL_REVERTED',
+      `txs[${failed.index}] reverts when simulated at block ${failed.block}`,
+      { index: failed.index },
+      {
+        failedCallData: { from: failed.sandbox, to: call.to, data: call.data, value: call.value.toString() },
+        approxSimulatedBlock: Number(failed.block),
+      },
+    );
   }
 
   /** The configured per-quote sponsorship cap in USD, as input-currency units (rounded down). */

@@ -2,12 +2,11 @@ import {
   type Address,
   decodeErrorResult,
   encodeFunctionData,
-  getContractAddress,
   type Hex,
   parseEventLogs,
   type TransactionReceipt,
 } from 'viem';
-import { callExecutorAbi, callSandboxAbi } from '../chains/abi/call-executor.js';
+import { callExecutorAbi, callSandboxAbi, sandboxOf } from '../chains/abi/call-executor.js';
 import type { ChainInfo } from '../chains/chain.js';
 import type { CallData } from '../requests/domain/records.js';
 import type { RequestQuotedData } from '../requests/domain/request-events.js';
@@ -72,10 +71,7 @@ export function planFill(quote: RequestQuotedData, destination: ChainInfo): Fill
   };
 }
 
-/** The sandbox an executor created (its first contract, nonce 1). */
-export function sandboxOf(executor: Address): Address {
-  return getContractAddress({ from: executor, nonce: 1n });
-}
+export { sandboxOf };
 
 /**
  * The destination call that failed in a mined fill (the calls were undone and the output went to the recipient), as

@@ -1,4 +1,4 @@
-import { parseAbi } from 'viem';
+import { type Address, getContractAddress, parseAbi } from 'viem';
 
 /** `contracts/FerryCallExecutor.sol`: the solver's entry point for fills that carry destination calls. */
 export const callExecutorAbi = parseAbi([
@@ -11,6 +11,13 @@ export const callExecutorAbi = parseAbi([
 
 /** `FerryCallSandbox`: where the calls run; `CallsFailed` carries `CallReverted(index, reason)`. */
 export const callSandboxAbi = parseAbi([
+  'struct Call { address to; uint256 value; bytes data; }',
+  'function runCalls(Call[] calls)',
   'event CallsFailed(bytes32 indexed orderId, bytes reason)',
   'error CallReverted(uint256 index, bytes reason)',
 ]);
+
+/** The sandbox an executor created (its first contract, nonce 1). */
+export function sandboxOf(executor: Address): Address {
+  return getContractAddress({ from: executor, nonce: 1n });
+}

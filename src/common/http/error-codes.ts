@@ -88,6 +88,11 @@ export const ERROR_CODES = {
     description:
       '`useDepositAddress` is refused until Ferry can settle it: no receiver contract is deployed at the address yet and nothing watches it, so funds sent there would be stuck. Use the depository deposit step.',
   },
+  DESTINATION_CALL_REVERTED: {
+    status: 400,
+    description:
+      'A destination call (`txs`) reverts when simulated at the latest block as the call executor would run it; the body carries `failedCallData {from, to, data, value}`, `approxSimulatedBlock` and `errorData.index`.',
+  },
   CALL_VALUE_EXCEEDS_OUTPUT: {
     status: 400,
     description:

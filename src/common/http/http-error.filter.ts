@@ -71,6 +71,7 @@ export function toErrorBody(
           message: exception.message,
           errorCode: exception.errorCode,
           ...(errorData === undefined ? {} : { errorData }),
+          ...exception.bodyFields,
         },
         status,
         request.id,

@@ -9,6 +9,8 @@ export class QuoteError extends Error {
     readonly errorCode: ErrorCode,
     message: string,
     readonly errorData?: Record<string, unknown>,
+    /** Fields of the spec's error body beside errorData (`failedCallData`, `approxSimulatedBlock`). */
+    readonly bodyFields?: Record<string, unknown>,
   ) {
     super(message);
     this.name = 'QuoteError';

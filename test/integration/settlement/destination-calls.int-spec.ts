@@ -121,6 +121,38 @@ describe('destination calls', () => {
     );
   });
 
+  it('refuses at quote time calls that revert when simulated as the executor runs them (DESTINATION_CALL_REVERTED)', async () => {
+    const recipient = freshRecipient(seed++);
+    const before = await countEvents();
+    // A native output cannot pay a USDC transfer: the sandbox holds no USDC, so the call reverts.
+    const transfer = encodeFunctionData({
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [attacker, 1_000_000n],
+    });
+    const { code, body } = await quote({
+      ...ethQuoteBody(a, b, a.accounts.user.address, recipient),
+      txs: [
+        { to: attacker, value: '1', data: '0x' },
+        { to: b.deployment.usdc, value: '0', data: transfer },
+      ],
+    });
+    expect(code).toBe(400);
+    expect(body).toMatchObject({
+      errorCode: 'DESTINATION_CALL_REVERTED',
+      statusCode: 400,
+      errorData: { index: 1 },
+      failedCallData: {
+        from: sandboxOf(b.deployment.callExecutor),
+        to: b.deployment.usdc,
+        data: transfer,
+        value: '0',
+      },
+      approxSimulatedBlock: expect.any(Number),
+    });
+    expect(await countEvents()).toBe(before);
+  });
+
   it('refuses at quote time calls whose value the output cannot fund (CALL_VALUE_EXCEEDS_OUTPUT), recording nothing', async () => {
     const recipient = freshRecipient(seed++);
     const before = await countEvents();
