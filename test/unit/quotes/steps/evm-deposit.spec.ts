@@ -107,6 +107,15 @@ describe(buildSteps.name, () => {
       expect(call.args).toEqual([getAddress(DEPOSITORY), amount]);
     });
 
+    it('gives the approval no status check and the deposit the v3 status check (Relay SDK polls a check to success)', () => {
+      const [approve, deposit] = buildSteps(input());
+      expect(approve?.items[0]).not.toHaveProperty('check');
+      expect(deposit?.items[0]?.check).toEqual({
+        endpoint: `/intents/status/v3?requestId=${requestId}`,
+        method: 'GET',
+      });
+    });
+
     it('deposits with depositErc20(user, token, amount, orderId) and no value', () => {
       const [, deposit] = buildSteps(input());
       const data = dataOf(deposit);
