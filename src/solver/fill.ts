@@ -3,6 +3,7 @@ import { erc20Abi } from '../chains/abi/erc20.js';
 import type { ChainInfo } from '../chains/chain.js';
 import { failpoint } from '../common/failpoints.js';
 import { failedCallOf, planFill, type TokenAllowance } from './call-execution.js';
+import { paidAppFees } from '../requests/domain/paid-app-fees.js';
 import { readRequestFacts, type RequestFacts } from './request-facts.js';
 import { type ClaimedJob, jobKey } from './solver-jobs.js';
 import type { JournalEntry, Settlement, TxIntent } from './transaction-journal.js';
@@ -220,7 +221,7 @@ export class FillJob {
         currencyOut: quote.currencyOut,
         rate: quote.rate,
         fees: quote.fees,
-        appFees: quote.appFees.map((fee) => ({ ...fee, amountUsd: fee.amountFormatted })),
+        appFees: paidAppFees(quote),
         feeSponsorship: null,
         // Calls that failed were undone and the output went to the recipient: a success, with what failed.
         failedCallData: failedCallOf(quote, destination, receipt),

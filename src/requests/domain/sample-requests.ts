@@ -1,3 +1,4 @@
+import { paidAppFees } from './paid-app-fees.js';
 import type { RequestCommand } from './request-decide.js';
 import type { RequestQuotedData } from './request-events.js';
 import type { Amount, Currency, FeePhase } from './records.js';
@@ -200,7 +201,7 @@ export function sampleLifecycle(quote: RequestQuotedData, n: number): RequestCom
         currencyOut: quote.currencyOut,
         rate: quote.rate,
         fees: quote.fees,
-        appFees: quote.appFees.map((fee) => ({ ...fee, amountUsd: fee.amountFormatted })),
+        appFees: paidAppFees(quote),
         feeSponsorship: null,
         completedAt: later(quote.quotedAt, 15),
       },
