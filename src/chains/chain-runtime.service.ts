@@ -91,7 +91,7 @@ export class ChainRuntime implements OnApplicationBootstrap, BeforeApplicationSh
       const signal = this.pumping.signal;
       this.pump = followUntilAborted(
         signal,
-        async () => (await relayer.pump(evm)) > 0 && false,
+        () => relayer.pump(evm).then(() => false),
         () => sleepUnlessAborted(runtime.pollIntervalMs * 10, signal),
         (error) => this.warnThrottled('relayer', 'relayer journal', error),
       );

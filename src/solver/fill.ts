@@ -155,15 +155,16 @@ export class FillJob {
     destination: ChainInfo,
     fill: JournalEntry,
   ): Promise<JobOutcome> {
-    const started = Date.now();
-    for (;;) {
-      const settlement = await this.deps.journal.settle(destination, fill);
-      if (settlement.kind !== 'pending') return this.record(facts, destination, fill, settlement);
-      if (Date.parse(facts.quote.fillDeadline) <= this.deps.clock.now().getTime())
-        await this.cancel(destination, fill);
-      if (Date.now() - started > this.deps.settleWaitMs || !(await this.deps.jobs.renew(job))) return 'later';
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const settlement = await this.deps.journal.awaitSettled(destination, fill, {
+      maxWaitMs: this.deps.settleWaitMs,
+      keepGoing: () => this.deps.jobs.renew(job),
+      whilePending: async () => {
+        if (Date.parse(facts.quote.fillDeadline) <= this.deps.clock.now().getTime()) {
+          await this.cancel(destination, fill);
+        }
+      },
+    });
+    return settlement.kind === 'pending' ? 'later' : this.record(facts, destination, fill, settlement);
   }
 
   /** Past the deadline and still unmined: the same nonce, sent again as a zero-value transfer to self. */
@@ -209,15 +210,12 @@ export class FillJob {
     txHash: Hash,
     receipt: TransactionReceipt,
   ): Promise<void> {
-    const block = await this.deps.clients.of(destination).getBlock({ blockNumber: receipt.blockNumber });
     await this.deps.requests.record(quote.requestId, {
       type: 'RecordFillSuccess',
       data: {
         chainId: destination.id,
         txHash,
-        block: Number(receipt.blockNumber),
-        timestamp: Number(block.timestamp),
-        fee: (receipt.gasUsed * receipt.effectiveGasPrice).toString(),
+        ...(await this.deps.journal.minedFacts(destination, receipt)),
         currencyOut: quote.currencyOut,
         rate: quote.rate,
         fees: quote.fees,

@@ -87,41 +87,34 @@ export class RefundJob {
     recipient: string,
   ): Promise<JobOutcome> {
     const origin = this.deps.chains.chain(chainId);
-    const started = Date.now();
-    for (;;) {
-      const settlement = await this.deps.journal.settle(origin, refund);
-      if (
-        settlement.kind === 'mined' &&
-        settlement.entry.id === refund.id &&
-        settlement.receipt.status === 'success'
-      ) {
-        const { receipt } = settlement;
-        const block = await this.deps.clients.of(origin).getBlock({ blockNumber: receipt.blockNumber });
-        await this.deps.requests.record(job.requestId, {
-          type: 'RecordRefundSuccess',
-          data: {
-            chainId,
-            txHash: refund.txHash,
-            block: Number(receipt.blockNumber),
-            timestamp: Number(block.timestamp),
-            fee: (receipt.gasUsed * receipt.effectiveGasPrice).toString(),
-            amount,
-            currency,
-            recipient,
-            refundedAt: this.now(),
-          },
-        });
-        return 'done';
-      }
-      if (settlement.kind !== 'pending') {
-        // Reverted or dropped: this attempt is dead, so a new one cannot pay twice.
-        throw new RefundNotSent(
-          `refund ${refund.txHash} ${settlement.kind === 'mined' ? 'reverted' : 'dropped'}`,
-        );
-      }
-      if (Date.now() - started > this.deps.settleWaitMs || !(await this.deps.jobs.renew(job))) return 'later';
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    const settlement = await this.deps.journal.awaitSettled(origin, refund, {
+      maxWaitMs: this.deps.settleWaitMs,
+      keepGoing: () => this.deps.jobs.renew(job),
+    });
+    if (settlement.kind === 'pending') return 'later';
+    if (
+      settlement.kind === 'dropped' ||
+      settlement.entry.id !== refund.id ||
+      settlement.receipt.status !== 'success'
+    ) {
+      // Reverted or dropped: this attempt is dead, so a new one cannot pay twice.
+      throw new RefundNotSent(
+        `refund ${refund.txHash} ${settlement.kind === 'mined' ? 'reverted' : 'dropped'}`,
+      );
     }
+    await this.deps.requests.record(job.requestId, {
+      type: 'RecordRefundSuccess',
+      data: {
+        chainId,
+        txHash: refund.txHash,
+        ...(await this.deps.journal.minedFacts(origin, settlement.receipt)),
+        amount,
+        currency,
+        recipient,
+        refundedAt: this.now(),
+      },
+    });
+    return 'done';
   }
 
   private now(): string {

@@ -97,7 +97,7 @@ export class Solver {
       followUntilAborted(signal, () => this.queueJobs(), idle, onError),
       followUntilAborted(signal, () => this.work(), idle, onError),
       followUntilAborted(signal, () => this.returns.work(onError), idle, onError),
-      followUntilAborted(signal, async () => (await this.journal.pump(evm)) > 0 && false, idle, onError),
+      followUntilAborted(signal, () => this.journal.pump(evm).then(() => false), idle, onError),
     ];
   }
 

@@ -181,8 +181,7 @@ export class TransactionJournal {
   /** What the chain says about `entry` now; re-sends it when it is still open. */
   async settle(chain: ChainInfo, entry: JournalEntry): Promise<Settlement> {
     const client = this.clients.of(chain);
-    const siblings = await this.withNonce(entry);
-    const candidates = [entry, ...siblings.filter((other) => other.id !== entry.id)];
+    const candidates = [entry, ...(await this.withNonce(entry)).filter((other) => other.id !== entry.id)];
     const mined = await this.minedAmong(chain, candidates);
     if (mined) return mined;
     const used = BigInt(await client.getTransactionCount({ address: entry.account, blockTag: 'latest' }));
@@ -198,8 +197,61 @@ export class TransactionJournal {
       );
       return { kind: 'dropped' };
     }
-    for (const open of siblings) if (open.state === 'broadcast') await this.send(chain, open);
+    await this.resendDue(chain, entry);
     return { kind: 'pending' };
+  }
+
+  /**
+   * Polls `settle` every 100 ms until the chain decides `entry`, `whilePending` runs on each pending round (a
+   * deadline cancel), and gives up with `pending` after `maxWaitMs` or when `keepGoing` says no (a lease lost).
+   */
+  async awaitSettled(
+    chain: ChainInfo,
+    entry: JournalEntry,
+    options: {
+      readonly maxWaitMs: number;
+      readonly keepGoing?: () => Promise<boolean>;
+      readonly whilePending?: () => Promise<void>;
+    },
+  ): Promise<Settlement> {
+    const started = Date.now();
+    for (;;) {
+      const settlement = await this.settle(chain, entry);
+      if (settlement.kind !== 'pending') return settlement;
+      await options.whilePending?.();
+      if (Date.now() - started > options.maxWaitMs || (options.keepGoing && !(await options.keepGoing()))) {
+        return settlement;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** The block time and fee of a mined transaction, as request events record them. */
+  async minedFacts(
+    chain: ChainInfo,
+    receipt: TransactionReceipt,
+  ): Promise<{ readonly block: number; readonly timestamp: number; readonly fee: string }> {
+    const block = await this.clients.of(chain).getBlock({ blockNumber: receipt.blockNumber });
+    return {
+      block: Number(receipt.blockNumber),
+      timestamp: Number(block.timestamp),
+      fee: (receipt.gasUsed * receipt.effectiveGasPrice).toString(),
+    };
+  }
+
+  /**
+   * Sends again the released transactions with `entry`'s nonce that were last sent over two seconds ago: a node that
+   * lost one gets it back, without a broadcast (and a database write) on every poll.
+   */
+  private async resendDue(chain: ChainInfo, entry: JournalEntry): Promise<void> {
+    const { rows } = await this.db.query<JournalRow>(
+      `UPDATE solver_transactions SET updated_at = now()
+        WHERE chain_id = $1 AND account = $2 AND nonce = $3 AND state = 'broadcast'
+          AND updated_at < now() - interval '2 seconds'
+        RETURNING ${COLUMNS}`,
+      [chain.id, entry.account, entry.nonce.toString()],
+    );
+    for (const row of rows) await this.send(chain, toEntry(row));
   }
 
   /**
@@ -245,20 +297,11 @@ export class TransactionJournal {
     return rows.map(toEntry);
   }
 
-  /** The latest state of one entry. */
-  async reload(entry: JournalEntry): Promise<JournalEntry> {
-    const { rows } = await this.db.query<JournalRow>(
-      `SELECT ${COLUMNS} FROM solver_transactions WHERE id = $1`,
-      [entry.id],
-    );
-    return toEntry(rows[0]);
-  }
-
   /**
    * Sends again every released entry of this account that is still open (after a crash, a lost broadcast, a node
-   * restart); settles those that are decided. Held (`signed`) entries are left to their job. Returns how many it saw.
+   * restart); settles those that are decided. Held (`signed`) entries are left to their job.
    */
-  async pump(chains: readonly ChainInfo[]): Promise<number> {
+  async pump(chains: readonly ChainInfo[]): Promise<void> {
     const { rows } = await this.db.query<JournalRow>(
       `SELECT ${COLUMNS} FROM solver_transactions
         WHERE account = $1 AND state = 'broadcast' AND updated_at < now() - interval '2 seconds'
@@ -270,7 +313,6 @@ export class TransactionJournal {
       const chain = chains.find((candidate) => candidate.id === entry.chainId);
       if (chain) await this.settle(chain, entry);
     }
-    return rows.length;
   }
 
   private async replace(

@@ -90,17 +90,14 @@ export class UnmatchedReturns {
       }
       return sent;
     });
-    const started = Date.now();
-    for (;;) {
-      const settlement = await this.journal.settle(chain, entry);
-      if (settlement.kind === 'mined' && settlement.entry.id === entry.id) {
-        return settlement.receipt.status === 'success' ? 'done' : 'failed';
-      }
-      if (settlement.kind !== 'pending')
-        throw new Error(`return ${entry.txHash} dropped; it will be sent again`);
-      if (Date.now() - started > this.options.settleWaitMs) return 'later';
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    const settlement = await this.journal.awaitSettled(chain, entry, {
+      maxWaitMs: this.options.settleWaitMs,
+    });
+    if (settlement.kind === 'pending') return 'later';
+    if (settlement.kind === 'dropped' || settlement.entry.id !== entry.id) {
+      throw new Error(`return ${entry.txHash} dropped; it will be sent again`);
     }
+    return settlement.receipt.status === 'success' ? 'done' : 'failed';
   }
 
   private async holds(tx: SqlExecutor, row: UnmatchedRow): Promise<boolean> {

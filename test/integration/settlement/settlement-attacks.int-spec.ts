@@ -161,6 +161,11 @@ describe('settlement under attack', () => {
   it.each([
     ['"already known"', { kind: 'error-after-forward', message: 'already known' } as const],
     ['a time-out (the connection drops after the node took it)', { kind: 'hang-up-after-forward' } as const],
+    // The node never saw it: the journal sends the same bytes again (every 2 s while the fill is open).
+    [
+      'an error before the node saw it (a lost broadcast)',
+      { kind: 'error', message: 'upstream unavailable' } as const,
+    ],
   ])(
     'a broadcast answered with %s is an unknown outcome, not a failure: paid once, never refunded',
     async (_, fault) => {
