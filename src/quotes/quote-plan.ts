@@ -3,6 +3,7 @@ import type { ChainCurrency, ChainInfo } from '../chains/chain.js';
 import type { ChainRegistry } from '../chains/chain-registry.js';
 import { QuoteError } from './domain/quote-error.js';
 import type { PriceRequestDto, QuoteRequestDto } from './quote-request.dto.js';
+import { assertSettleable } from './settlement-support.js';
 
 /** A request's chains, currencies and parties, looked up and checked against the chains they belong to. */
 export interface QuoteParties {
@@ -22,7 +23,8 @@ export interface QuoteParties {
 /**
  * Resolves the chains and currencies of a quote request and checks every address against the chain it lives on
  * (`user` and `refundTo` on the origin, `recipient` on the destination). Throws `QuoteError` (UNSUPPORTED_CHAIN,
- * UNSUPPORTED_CURRENCY, INVALID_ADDRESS, UNSUPPORTED_OPTION).
+ * UNSUPPORTED_CURRENCY, INVALID_ADDRESS, UNSUPPORTED_OPTION), then whether Ferry can settle the route at all
+ * (SETTLEMENT_UNAVAILABLE).
  */
 export function resolveParties(
   chains: ChainRegistry,
@@ -65,5 +67,7 @@ export function resolveParties(
       destinationChainId: destination.id,
     });
   }
+  // Last, so a malformed request hears about its own mistakes first.
+  assertSettleable(origin, destination);
   return { origin, destination, currencyIn, currencyOut, user, recipient, refundRecipient, refundTo };
 }

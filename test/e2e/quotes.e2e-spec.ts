@@ -1,11 +1,14 @@
 import { decodeFunctionData, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { VersionedTransaction } from '@solana/web3.js';
+import { CommandBus } from '@nestjs/cqrs';
 import { ApiKeysService } from '../../src/api-keys/api-keys.service.js';
 import { depositoryAbi } from '../../src/chains/abi/depository.js';
 import { erc20Abi } from '../../src/chains/abi/erc20.js';
 import { DATABASE, type Database } from '../../src/database/database.js';
 import { hashOrder } from '../../src/quotes/domain/order/order-data.js';
+import { buildNonceMappingTypedData } from '../../src/quotes/domain/steps/perps-a.js';
+import { ExecuteRequestCommand } from '../../src/requests/commands/execute-request.command.js';
+import { sampleQuote } from '../../src/requests/domain/sample-requests.js';
 import { startTestApp, type TestApp, waitForProjections } from '../support/app.js';
 
 const USER = privateKeyToAccount(`0x${'59'.repeat(32)}` as Hex);
@@ -13,6 +16,8 @@ const OTHER = privateKeyToAccount(`0x${'7a'.repeat(32)}` as Hex);
 const ETH = '0x0000000000000000000000000000000000000000';
 const USDC_A = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
 const DEPOSITORY_A = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+const PERPS_A_USDC = `0x${'0'.repeat(32)}`;
+const PERPS_A_DEPOSITORY = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 const SVM_USER = 'Gm3vZKoGGAAbPzZpiGDVbT7zkzK6Zr2sJS4eWJmJqcbb';
 
 const bridge = (overrides: Record<string, unknown> = {}) => ({
@@ -195,96 +200,142 @@ describe('quotes', () => {
     expect(body.steps[0].items[0].data.post.endpoint).toBe('/execute/permits');
   });
 
-  it('builds a real serialized SVM transaction for a withdrawal from the SVM chain', async () => {
-    const chains = (await app.http.inject({ method: 'GET', url: '/chains' })).json() as {
-      chains: { id: number; currency: { address: string } }[];
-    };
-    const sol = chains.chains.find((chain) => chain.id === 792703809)!.currency.address;
-    const { code, body } = await post('/quote/v2', {
-      user: SVM_USER,
-      recipient: USER.address,
-      originChainId: 792703809,
-      destinationChainId: 31337,
-      originCurrency: sol,
-      destinationCurrency: ETH,
-      amount: '1000000000',
-      tradeType: 'EXACT_INPUT',
+  it.each([
+    [
+      'a withdrawal from the SVM chain',
+      () => ({
+        user: SVM_USER,
+        recipient: USER.address,
+        originChainId: 792703809,
+        destinationChainId: 31337,
+        originCurrency: '11111111111111111111111111111111',
+        destinationCurrency: ETH,
+        amount: '1000000000',
+        tradeType: 'EXACT_INPUT',
+      }),
+      792703809,
+      'origin',
+    ],
+    [
+      'a deposit to the SVM chain',
+      () =>
+        bridge({
+          recipient: SVM_USER,
+          destinationChainId: 792703809,
+          destinationCurrency: '11111111111111111111111111111111',
+          originCurrency: ETH,
+          amount: '100000000000000000',
+        }),
+      792703809,
+      'destination',
+    ],
+    [
+      'a withdrawal from perps exchange A',
+      () => ({
+        user: USER.address,
+        originChainId: 1337,
+        destinationChainId: 31338,
+        originCurrency: PERPS_A_USDC,
+        destinationCurrency: usdcB,
+        amount: '1000000000',
+        tradeType: 'EXACT_INPUT',
+        protocolVersion: 'v2',
+      }),
+      1337,
+      'origin',
+    ],
+    [
+      'a deposit to perps exchange A',
+      () => bridge({ destinationChainId: 1337, destinationCurrency: PERPS_A_USDC }),
+      1337,
+      'destination',
+    ],
+    [
+      'a withdrawal from perps exchange B',
+      () => ({
+        user: '281474976710650',
+        recipient: USER.address,
+        originChainId: 3586256,
+        destinationChainId: 31338,
+        originCurrency: '0',
+        destinationCurrency: usdcB,
+        amount: '50000000',
+        tradeType: 'EXACT_INPUT',
+      }),
+      3586256,
+      'origin',
+    ],
+  ])(
+    'refuses %s (SETTLEMENT_UNAVAILABLE): nothing reads or fills there, so no step is handed out and nothing is recorded',
+    async (_, body, chainId, side) => {
+      const before = await eventCount();
+      for (const url of ['/quote/v2', '/price']) {
+        const refused = await post(url, body());
+        expect(refused.code).toBe(400);
+        expect(refused.body).toMatchObject({
+          errorCode: 'SETTLEMENT_UNAVAILABLE',
+          errorData: { chainId, side },
+        });
+      }
+      expect(await eventCount()).toBe(before);
+    },
+  );
+
+  it('verifies a perps exchange A nonce mapping on POST /authorize against the recorded withdrawal', async () => {
+    // Quotes for exchange A are refused until an adapter settles them; the authorization rules are kept and checked
+    // on a withdrawal recorded as the quote would record it.
+    const nonce = 1_764_000_000_000;
+    const quote = sampleQuote(7, { originChainId: 1337, destinationChainId: 31338 });
+    const requestId = quote.requestId as Hex;
+    await app.app.get(CommandBus).execute(
+      new ExecuteRequestCommand(
+        requestId,
+        {
+          type: 'RecordQuote',
+          data: {
+            ...quote,
+            user: USER.address,
+            authorization: { kind: 'nonce-mapping', nonce, wallet: USER.address, depositor: USER.address },
+          },
+        },
+        { actor: 'test' },
+      ),
+    );
+    const typed = buildNonceMappingTypedData({
+      requestId,
+      perpsChainName: 'perps-a',
+      walletChainId: 1337,
+      wallet: USER.address,
+      depositor: USER.address,
+      nonce,
+      signatureChainId: 1,
+      verifyingContract: PERPS_A_DEPOSITORY,
     });
-    expect(code).toBe(200);
-    const data = body.steps[0].items[0].data;
-    const transaction = VersionedTransaction.deserialize(Buffer.from(data.serializedTransaction, 'base64'));
-    expect(transaction.serialize().length).toBeLessThanOrEqual(1172);
-  });
-
-  it('answers a withdrawal from perps exchange A with authorize + deposit, and records the signed nonce mapping', async () => {
-    const chains = (await app.http.inject({ method: 'GET', url: '/chains' })).json() as {
-      chains: {
-        id: number;
-        currency: { address: string };
-        erc20Currencies?: { address: string; symbol: string }[];
-      }[];
+    const postBody = {
+      type: 'nonce-mapping',
+      walletChainId: 1337,
+      wallet: USER.address,
+      depositor: USER.address,
+      nonce,
+      id: requestId,
+      signatureChainId: 1,
     };
-    const perps = chains.chains.find((chain) => chain.id === 1337)!;
-    const perpsUsdc = [perps.currency, ...(perps.erc20Currencies ?? [])].find((c) =>
-      /^0x0{32}$/i.test(c.address),
-    )!.address;
-    const withdrawal = {
-      user: USER.address,
-      originChainId: 1337,
-      destinationChainId: 31338,
-      originCurrency: perpsUsdc,
-      destinationCurrency: usdcB,
-      amount: '1000000000',
-      tradeType: 'EXACT_INPUT',
-    };
-    const refused = await post('/quote/v2', withdrawal);
-    expect(refused.code).toBe(400);
-    expect(refused.body.errorCode).toBe('UNSUPPORTED_OPTION');
-
-    const { code, body } = await post('/quote/v2', { ...withdrawal, protocolVersion: 'v2' });
-    expect(code).toBe(200);
-    expect(body.steps.map((step: { id: string }) => step.id)).toEqual(['authorize', 'deposit']);
-    const sign = body.steps[0].items[0].data.sign;
-    const postBody = body.steps[0].items[0].data.post.body;
-    expect(body.steps[1].items[0].data.action.parameters.nonce).toBe(postBody.nonce);
-    const typed = {
-      domain: sign.domain,
-      types: sign.types,
-      primaryType: sign.primaryType,
-      message: { ...sign.value, nonce: BigInt(sign.value.nonce) },
-    };
-
-    const wrongSigner = await OTHER.signTypedData(typed);
-    const rejected = await post(`/authorize?signature=${wrongSigner}`, postBody);
+    const rejected = await post(`/authorize?signature=${await OTHER.signTypedData(typed)}`, postBody);
     expect(rejected.code).toBe(400);
     expect(rejected.body.errorCode).toBe('INVALID_SIGNATURE');
     const wrongNonce = await post(`/authorize?signature=${await USER.signTypedData(typed)}`, {
       ...postBody,
-      nonce: postBody.nonce + 1,
+      nonce: nonce + 1,
     });
     expect(wrongNonce.code).toBe(400);
     expect(wrongNonce.body.errorCode).toBe('INVALID_SIGNATURE');
 
     const signature = await USER.signTypedData(typed);
     const accepted = await post(`/authorize?signature=${signature}`, postBody);
-    expect(accepted).toMatchObject({ code: 200, body: { requestId: body.protocol.v2.orderId } });
+    expect(accepted).toMatchObject({ code: 200, body: { requestId } });
     const again = await post(`/authorize?signature=${signature}`, postBody);
     expect(again.code).toBe(200);
-    expect(await eventsOf(body.protocol.v2.orderId)).toEqual(['RequestQuoted', 'WithdrawalAuthorized']);
-  });
-
-  it('charges deposits to perps exchange A the 1 USD activation fee', async () => {
-    const chains = (await app.http.inject({ method: 'GET', url: '/chains' })).json() as {
-      chains: { id: number; currency: { address: string } }[];
-    };
-    const perpsUsdc = chains.chains.find((chain) => chain.id === 1337)!.currency.address;
-    const deposit = { ...bridge(), destinationChainId: 1337, destinationCurrency: perpsUsdc };
-    const toExchange = await post('/quote/v2', deposit);
-    expect(toExchange.code).toBe(200);
-    // The exchange has no fill gas of its own: what the solver is paid there is the activation fee alone.
-    expect(Number(toExchange.body.fees.relayerGas.amountUsd)).toBeGreaterThanOrEqual(1);
-    expect(Number(toExchange.body.fees.relayerGas.amountUsd)).toBeLessThan(1.01);
-    expect(toExchange.body.steps.map((step: { id: string }) => step.id)).toEqual(['approve', 'deposit']);
+    expect(await eventsOf(requestId)).toEqual(['RequestQuoted', 'WithdrawalAuthorized']);
   });
 
   it('refuses deposit addresses (DEPOSIT_ADDRESS_UNAVAILABLE) until Ferry can settle them, recording nothing', async () => {
@@ -319,26 +370,7 @@ describe('quotes', () => {
       "SELECT data FROM events WHERE stream_id = $1 AND event_type = 'RequestQuoted'",
       [`request-${body.protocol.v2.orderId.toLowerCase()}`],
     );
-    expect(recorded.rows[0].data).toMatchObject({ requestType: 'Call', features: ['calls'] });
-  });
-
-  it('gives a withdrawal from perps exchange B one transfer step whose memo is the request id', async () => {
-    const { code, body } = await post('/quote/v2', {
-      user: '281474976710650',
-      recipient: USER.address,
-      originChainId: 3586256,
-      destinationChainId: 31338,
-      originCurrency: '0',
-      destinationCurrency: usdcB,
-      amount: '50000000',
-      tradeType: 'EXACT_INPUT',
-    });
-    expect(code).toBe(200);
-    expect(body.steps).toHaveLength(1);
-    const action = body.steps[0].items[0].data.action;
-    expect(action.type).toBe('transfer');
-    expect(action.parameters).toMatchObject({ type: 'transfer', assetIndex: 3, amount: 50000000 });
-    expect(action.parameters.memo.toLowerCase()).toContain(body.protocol.v2.orderId.slice(2).toLowerCase());
+    expect(recorded.rows[0].data).toMatchObject({ requestType: 'Call', features: [] });
   });
 
   it('needs a key with fee sponsorship to sponsor, and then sponsors within the cap', async () => {

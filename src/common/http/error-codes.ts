@@ -88,6 +88,11 @@ export const ERROR_CODES = {
     description:
       '`useDepositAddress` is refused until Ferry can settle it: no receiver contract is deployed at the address yet and nothing watches it, so funds sent there would be stuck. Use the depository deposit step.',
   },
+  SETTLEMENT_UNAVAILABLE: {
+    status: 400,
+    description:
+      'Ferry cannot settle this route: it has no way to read deposits on the origin chain or to pay fills on the destination chain (a VM without an adapter: the SVM chain, perps exchanges A and B; or a chain without an RPC in this environment). `errorData` names the chain and the side.',
+  },
   DESTINATION_CALL_REVERTED: {
     status: 400,
     description:
