@@ -15,7 +15,7 @@ import {
  */
 export const requestsV2Projection: Projection<RequestRecordState> = {
   name: 'requests-v2',
-  version: 2,
+  version: 3,
   table: 'requests_v2',
   fold: 'request-record',
   columns: [

@@ -29,7 +29,7 @@ const byCreatedAt = (name: string, leading: readonly string[]): ProjectionIndex 
  */
 export const requestsV3Projection: Projection<RequestRecordState> = {
   name: 'requests-v3',
-  version: 2,
+  version: 3,
   table: 'requests_v3',
   fold: 'request-record',
   columns: [

@@ -1,3 +1,4 @@
+import { requestFeatures } from '../../src/requests/domain/request-features.js';
 import type { RecordedEvent } from '../../src/event-store/event-store.js';
 import type {
   DepositConfirmedData,
@@ -493,7 +494,7 @@ function fromQuote(q: RequestQuotedData): RequestRecordState {
         : null,
       requestType: q.requestType,
       supersededByRequestId: null,
-      features: q.features,
+      features: requestFeatures(q.features),
       protocol: {
         orderId: q.protocol.orderId,
         hubType: q.protocol.hubType,

@@ -1,3 +1,4 @@
+import { requestFeatures } from '../requests/domain/request-features.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Address, Hex } from 'viem';
@@ -53,7 +54,7 @@ export class ExecuteService {
     }
     const origin = this.config.chains.chain(quote.originChainId);
     const currency = this.config.chains.currency(origin.id, quote.currencyIn.currency.address);
-    if (!quote.features.includes('permit') || !currency.eip712) {
+    if (!requestFeatures(quote.features).includes('gasless_execution') || !currency.eip712) {
       throw new ApiError('UNSUPPORTED_OPTION', `Request ${quote.requestId} was not quoted with usePermit`);
     }
     const journal = this.runtime.relayerJournal;

@@ -12,10 +12,10 @@ import { APP_CONFIG } from '../config/config.module.js';
 import { ExecuteRequestCommand } from '../requests/commands/execute-request.command.js';
 import type { Amount, QuotedRoute } from '../requests/domain/records.js';
 import type { RequestQuotedData } from '../requests/domain/request-events.js';
+import type { RequestFeature } from '../requests/domain/request-features.js';
 import { fundedCallValue, orderCallsFromTxs } from './domain/order/order-calls.js';
 import { QuoteError } from './domain/quote-error.js';
 import { buildOrder, type BuiltOrder } from './domain/order/order-data.js';
-import { ConfigPriceSource } from './domain/pricing/config-price-source.js';
 import { Decimal, toUnits } from './domain/pricing/decimal.js';
 import type { PriceSource } from './domain/pricing/price-source.js';
 import { PriceBook } from './domain/pricing/price-book.js';
@@ -24,6 +24,7 @@ import type { PricedQuote } from './domain/pricing/priced-quote.js';
 import { buildSteps, type BuildStepsInput, depositAddressOf } from './domain/steps/build-steps.js';
 import { PERPS_A_ACTIVATION_FEE_USD } from './domain/steps/perps-a.js';
 import { type QuoteParties, resolveParties } from './quote-plan.js';
+import { priceSourceFor } from './price-source.provider.js';
 import type { PriceRequestDto, QuoteRequestDto } from './quote-request.dto.js';
 import {
   type PriceResponse,
@@ -59,7 +60,7 @@ export class QuoteService {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
     this.chains = config.chains;
-    this.prices = new ConfigPriceSource({ bySymbol: config.quotes.prices });
+    this.prices = priceSourceFor(config);
     this.reader = new ChainReader({
       cacheMs: config.quotes.gasPriceCacheMs,
       timeoutMs: config.quotes.rpcTimeoutMs,
@@ -421,13 +422,11 @@ export class QuoteService {
 }
 
 /** Features a request carries into its records (`GET /requests/v3?features=…`). */
-function features(request: QuoteRequestDto, priced: PricedQuote, depositAddress: boolean): string[] {
+function features(request: QuoteRequestDto, priced: PricedQuote, depositAddress: boolean): RequestFeature[] {
   return [
-    ...(priced.appFees.length > 0 ? ['app_fees'] : []),
-    ...(depositAddress ? ['deposit_address'] : []),
-    ...(request.usePermit ? ['permit'] : []),
-    ...(priced.feeSponsorship ? ['fee_sponsorship'] : []),
-    ...((request.txs?.length ?? 0) > 0 ? ['calls'] : []),
+    ...(request.usePermit ? (['gasless_execution'] as const) : []),
+    ...(priced.appFees.length > 0 ? (['app_fees'] as const) : []),
+    ...(depositAddress ? (['deposit_address'] as const) : []),
   ];
 }
 
