@@ -1,3 +1,4 @@
+import { priceSourceFor } from '../quotes/price-source.provider.js';
 import {
   type BeforeApplicationShutdown,
   Inject,
@@ -61,6 +62,7 @@ export class ChainRuntime implements OnApplicationBootstrap, BeforeApplicationSh
           batchSize: 50,
           leaseMs: runtime.solverLeaseMs,
           onError: (error) => this.warnThrottled('solver', 'solver', error),
+          prices: priceSourceFor(config),
         })
       : null;
     this.relayerJournal = runtime.relayerPrivateKey

@@ -3,7 +3,10 @@ import { erc20Abi } from '../chains/abi/erc20.js';
 import type { ChainInfo } from '../chains/chain.js';
 import { failpoint } from '../common/failpoints.js';
 import { failedCallOf, planFill, type TokenAllowance } from './call-execution.js';
-import { paidAppFees } from '../requests/domain/paid-app-fees.js';
+import type { Currency } from '../requests/domain/records.js';
+import type { RequestQuotedData } from '../requests/domain/request-events.js';
+import { requestFeatures } from '../requests/domain/request-features.js';
+import { fillActuals, paidByFill, type UsdPriceOf } from './fill-actuals.js';
 import { readRequestFacts, type RequestFacts } from './request-facts.js';
 import { type ClaimedJob, jobKey } from './solver-jobs.js';
 import type { JournalEntry, Settlement, TxIntent } from './transaction-journal.js';
@@ -205,27 +208,66 @@ export class FillJob {
   }
 
   private async succeed(
-    { quote }: RequestFacts,
+    { quote, deposit }: RequestFacts,
     destination: ChainInfo,
     txHash: Hash,
     receipt: TransactionReceipt,
   ): Promise<void> {
+    const transaction = await this.deps.clients.of(destination).getTransaction({ hash: txHash });
+    const mined = await this.deps.journal.minedFacts(destination, receipt);
+    const actuals = fillActuals({
+      quote,
+      deposited: BigInt(deposit?.amount ?? quote.currencyIn.amount),
+      paid: paidByFill(quote, this.deps.journal.address, transaction, receipt),
+      fillGas: BigInt(mined.fee),
+      destinationNative: destination.nativeCurrency,
+      relayedDepositGas:
+        deposit && requestFeatures(quote.features).includes('gasless_execution')
+          ? {
+              amount: BigInt(deposit.fee),
+              currency: this.deps.chains.chain(quote.originChainId).nativeCurrency,
+            }
+          : null,
+      usdPriceOf: await this.pricesAtFill(quote, destination),
+    });
     await this.deps.requests.record(quote.requestId, {
       type: 'RecordFillSuccess',
       data: {
         chainId: destination.id,
         txHash,
-        ...(await this.deps.journal.minedFacts(destination, receipt)),
-        currencyOut: quote.currencyOut,
-        rate: quote.rate,
-        fees: quote.fees,
-        appFees: paidAppFees(quote),
+        ...mined,
+        currencyOut: actuals.currencyOut,
+        rate: actuals.rate,
+        fees: actuals.fees,
+        appFees: actuals.appFees,
         feeSponsorship: null,
         // Calls that failed were undone and the output went to the recipient: a success, with what failed.
         failedCallData: failedCallOf(quote, destination, receipt),
         completedAt: this.now(),
       },
     });
+  }
+
+  /**
+   * The price source's USD prices of every currency the actuals value, read once at fill time. A source that fails
+   * or has no price leaves that currency to the quote's own price (`fillActuals`): a success is recorded either way.
+   */
+  private async pricesAtFill(quote: RequestQuotedData, destination: ChainInfo): Promise<UsdPriceOf> {
+    const currencies = [
+      quote.currencyOut.currency,
+      quote.feeCurrency,
+      quote.appFeeCurrency,
+      destination.nativeCurrency,
+      this.deps.chains.chain(quote.originChainId).nativeCurrency,
+    ];
+    const prices = new Map<string, string | null>();
+    await Promise.all(
+      currencies.map(async (currency) => {
+        const price = this.deps.prices ? await this.deps.prices.usdPrice(currency).catch(() => null) : null;
+        prices.set(priceKey(currency), price);
+      }),
+    );
+    return (currency) => prices.get(priceKey(currency)) ?? null;
   }
 
   private async fail(
@@ -252,4 +294,8 @@ export class FillJob {
   private now(): string {
     return this.deps.clock.now().toISOString();
   }
+}
+
+function priceKey(currency: Pick<Currency, 'chainId' | 'address'>): string {
+  return `${currency.chainId}:${currency.address.toLowerCase()}`;
 }

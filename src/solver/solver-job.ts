@@ -1,5 +1,6 @@
 import type { ChainRegistry } from '../chains/chain-registry.js';
 import type { Clock } from '../common/clock.js';
+import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
 import type { EventStore } from '../event-store/event-store.js';
 import type { EvmClients } from './evm-clients.js';
 import type { RequestCommands } from './request-commands.js';
@@ -18,6 +19,8 @@ export interface SolverJobDeps {
   readonly jobs: SolverJobs;
   readonly requests: RequestCommands;
   readonly clock: Clock;
+  /** USD prices at fill time, for the request's actuals; none → the quote's own prices. */
+  readonly prices?: PriceSource;
   /** How long one claim waits for a sent transaction to settle before giving the job back. */
   readonly settleWaitMs: number;
 }

@@ -7,6 +7,7 @@ import type { Clock } from '../common/clock.js';
 import { followUntilAborted, sleepUnlessAborted } from '../common/follow-loop.js';
 import type { Database } from '../database/database.js';
 import type { EventStore } from '../event-store/event-store.js';
+import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
 import { EvmClients } from './evm-clients.js';
 import { FillJob } from './fill.js';
 import { RefundJob, RefundNotSent } from './refund.js';
@@ -27,6 +28,8 @@ export interface SolverOptions {
   /** Attempts before a job is left `failed` for an operator (`solver:retry`). */
   readonly maxAttempts?: number;
   readonly onError?: (error: unknown) => void;
+  /** USD prices at fill time, for the actuals a success records (`fill-actuals.ts`). */
+  readonly prices?: PriceSource;
 }
 
 /**
@@ -70,6 +73,7 @@ export class Solver {
       jobs: this.jobs,
       requests: this.requests,
       clock,
+      prices: options.prices,
     };
     this.fills = new FillJob({ ...deps, settleWaitMs });
     this.refunds = new RefundJob({ ...deps, settleWaitMs });
