@@ -89,8 +89,10 @@ export class QuoteService {
     const fillDeadline = new Date(now.getTime() + this.config.quotes.fillDeadlineSeconds * 1000);
     const order = this.order(request, parties, priced, fillDeadline);
     const requestId = order.orderId;
-    const stepsInput = await this.stepsInput(request, parties, priced, requestId, now, quoteExpiresAt);
-    const steps = buildSteps(stepsInput);
+    const { stepsInput, steps } = await withRequestId(requestId, async () => {
+      const input = await this.stepsInput(request, parties, priced, requestId, now, quoteExpiresAt);
+      return { stepsInput: input, steps: buildSteps(input) };
+    });
     const depositAddress = depositAddressOf(stepsInput);
     const details = this.details(request, parties, priced, userBalance);
 
@@ -418,6 +420,19 @@ export class QuoteService {
         destination: quoted.destination && side(quoted.destination, quoted.includedDestinationSwapSources),
       },
     };
+  }
+}
+
+/**
+ * Runs the part of a quote that comes after its order (and so its request id) exists: a refusal there carries the
+ * `requestId` in its body, as the spec's error body lists. Nothing was recorded under that id.
+ */
+async function withRequestId<T>(requestId: Hex, build: () => Promise<T>): Promise<T> {
+  try {
+    return await build();
+  } catch (error) {
+    if (!(error instanceof QuoteError)) throw error;
+    throw new QuoteError(error.errorCode, error.message, error.errorData, { ...error.bodyFields, requestId });
   }
 }
 

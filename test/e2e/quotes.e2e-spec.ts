@@ -359,6 +359,23 @@ describe('quotes', () => {
     expect(await eventCount()).toBe(before);
   });
 
+  it('names the request id in a refusal that comes after the order exists (usePermit on a currency without a permit), recording nothing', async () => {
+    const before = await eventCount();
+    const refused = await post(
+      '/quote/v2',
+      bridge({ originCurrency: ETH, destinationCurrency: ETH, amount: '10000000000000000', usePermit: true }),
+    );
+    expect(refused.code).toBe(400);
+    expect(refused.body).toMatchObject({
+      errorCode: 'UNSUPPORTED_OPTION',
+      requestId: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
+    expect(await eventCount()).toBe(before);
+    // A refusal before the order (bad input) has no request id to name.
+    const early = await post('/quote/v2', bridge({ amount: '1.5' }));
+    expect(early.body.requestId).toBeUndefined();
+  });
+
   it('quotes destination calls as a Call request carrying the calls in the order output', async () => {
     const txs = [{ to: OTHER.address, value: '0', data: '0xdeadbeef' }];
     const { code, body } = await post('/quote/v2', bridge({ txs }));
