@@ -79,6 +79,8 @@ export interface QuotesConfig {
   /** How long a gas price read from a chain is reused, and how long an RPC may take before the default is used. */
   readonly gasPriceCacheMs: number;
   readonly rpcTimeoutMs: number;
+  /** Perps exchange B's USDC fee for executing a withdrawal transfer (`usdcFee`, smallest unit, 6 decimals). */
+  readonly perpsBUsdcFee: bigint;
 }
 
 export interface V2Schedule {
@@ -230,6 +232,9 @@ function quotesConfig(read: ConfigReader): QuotesConfig {
     maxSubsidizationUsd: read.text('quotes.maxSubsidizationUsd', USD, 'a decimal USD amount'),
     gasPriceCacheMs: read.integer('quotes.gasPriceCacheMs', 0, 3_600_000),
     rpcTimeoutMs: read.integer('quotes.rpcTimeoutMs', 50, 60_000),
+    perpsBUsdcFee: BigInt(
+      read.text('quotes.perpsBUsdcFee', /^[0-9]{1,15}$/, 'an integer amount of USDC in its smallest unit'),
+    ),
   };
 }
 

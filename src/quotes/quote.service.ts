@@ -22,7 +22,7 @@ import { PriceBook } from './domain/pricing/price-book.js';
 import { priceQuote } from './domain/pricing/price-quote.js';
 import type { PricedQuote } from './domain/pricing/priced-quote.js';
 import { buildSteps, type BuildStepsInput, depositAddressOf } from './domain/steps/build-steps.js';
-import { PERPS_A_ACTIVATION_FEE_USD } from './domain/steps/perps-a.js';
+import { activationFeeUsd, PerpsAActivation } from './perps-a-activation.js';
 import { type QuoteParties, resolveParties } from './quote-plan.js';
 import { priceSourceFor } from './price-source.provider.js';
 import type { PriceRequestDto, QuoteRequestDto } from './quote-request.dto.js';
@@ -58,6 +58,7 @@ export class QuoteService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly commands: CommandBus,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly activation: PerpsAActivation,
   ) {
     this.chains = config.chains;
     this.prices = priceSourceFor(config);
@@ -191,6 +192,10 @@ export class QuoteService {
       this.reader.gasPrice(destination),
       this.reader.balance(origin, currencyIn, parties.user),
     ]);
+    const activationUsd =
+      destination.vmType === 'perps-a'
+        ? activationFeeUsd(await this.activation.isActivated(destination.id, parties.recipient))
+        : null;
     const native = currencyIn.metadata.isNative === true;
     const quoteOptions = request as QuoteRequestDto;
     const sponsorshipAsked =
@@ -213,10 +218,10 @@ export class QuoteService {
         priceWei: destinationGas.priceWei,
         native: book.priced(destination.nativeCurrency),
       },
-      // Perps exchange A charges new deposits a 1 USD activation fee, passed through as the destination's
-      // account-opening cost (docs/quotes.md).
-      ...(destination.vmType === 'perps-a'
-        ? { destinationRent: usdInUnits(PERPS_A_ACTIVATION_FEE_USD, book.priced(destination.nativeCurrency)) }
+      // Perps exchange A charges a new account's first deposit a 1 USD activation fee, passed through as the
+      // destination's account-opening cost (docs/quotes.md).
+      ...(activationUsd
+        ? { destinationRent: usdInUnits(activationUsd, book.priced(destination.nativeCurrency)) }
         : {}),
       swapFeeBps: this.config.quotes.swapFeeBps,
       swapImpactBps: this.config.quotes.swapImpactBps,
@@ -359,7 +364,7 @@ export class QuoteService {
       case 'perps-a':
         return { ...base, vmType: 'perps-a', protocolVersion: request.protocolVersion, nonce: now.getTime() };
       case 'perps-b':
-        return { ...base, vmType: 'perps-b', usdcFee: 0n };
+        return { ...base, vmType: 'perps-b', usdcFee: this.config.quotes.perpsBUsdcFee };
       case 'svm':
         return {
           ...base,

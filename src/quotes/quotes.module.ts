@@ -1,3 +1,4 @@
+import { PerpsAActivation } from './perps-a-activation.js';
 import { Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { ApiKeysModule } from '../api-keys/api-keys.module.js';
@@ -9,6 +10,6 @@ import { QuoteService } from './quote.service.js';
 @Module({
   imports: [CqrsModule, ApiKeysModule],
   controllers: [QuotesController],
-  providers: [QuoteService, AuthorizeService],
+  providers: [QuoteService, AuthorizeService, PerpsAActivation],
 })
 export class QuotesModule {}

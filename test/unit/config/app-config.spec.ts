@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadAppConfig } from '../../../src/config/app-config.js';
@@ -83,5 +83,18 @@ describe(loadAppConfig.name, () => {
     expect(() => loadAppConfig({ ...SECRET, ENVIRONMENT: 'broken' }, dir)).toThrow(
       /app\.broken\.json: http\.bodyLimitBytes must be an integer/,
     );
+  });
+
+  it("reads perps exchange B's usdcFee from the config as an exact amount, and refuses one that is not an integer", () => {
+    expect(loadAppConfig({ ...SECRET, ENVIRONMENT: 'test' }, configs).quotes.perpsBUsdcFee).toBe(20000n);
+    const dir = mkdtempSync(join(tmpdir(), 'ferry-config-'));
+    const test = JSON.parse(readFileSync(join(configs, 'app.test.json'), 'utf8')) as { quotes: object };
+    writeFileSync(
+      join(dir, 'app.fee.json'),
+      JSON.stringify({ ...test, quotes: { ...test.quotes, perpsBUsdcFee: '0.02' } }),
+    );
+    for (const name of ['chains.test.json'])
+      writeFileSync(join(dir, name.replace('test', 'fee')), readFileSync(join(configs, name)));
+    expect(() => loadAppConfig({ ...SECRET, ENVIRONMENT: 'fee' }, dir)).toThrow(/quotes\.perpsBUsdcFee/);
   });
 });
