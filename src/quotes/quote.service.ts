@@ -181,7 +181,7 @@ export class QuoteService {
   ): Promise<Priced> {
     const parties = resolveParties(this.chains, request);
     const { origin, destination, currencyIn, currencyOut } = parties;
-    const [book, originGas, destinationGas, userBalance] = await Promise.all([
+    const [book, originGas, destinationGas, userBalance, solverBalance] = await Promise.all([
       PriceBook.load(this.prices, [
         currencyIn,
         currencyOut,
@@ -191,6 +191,7 @@ export class QuoteService {
       this.reader.gasPrice(origin),
       this.reader.gasPrice(destination),
       this.reader.balance(origin, currencyIn, parties.user),
+      this.reader.balance(destination, currencyOut, destination.solver),
     ]);
     const activationUsd =
       destination.vmType === 'perps-a'
@@ -246,6 +247,7 @@ export class QuoteService {
       amount: BigInt(priced.currencyOut.amount),
       symbol: currencyOut.symbol,
     };
+    refuseBeyondLiquidity(solverBalance, output.amount, destination, currencyOut);
     fundedCallValue(calls, output, destination);
     // Calls run with the output: simulate them so on a native output (an ERC-20 output cannot be funded in a
     // simulation without token-specific state; those run unsimulated, the executor keeps the funds safe).
@@ -426,6 +428,25 @@ export class QuoteService {
       },
     };
   }
+}
+
+/**
+ * 400 INSUFFICIENT_LIQUIDITY when the solver holds less of the output than the quote would pay: the deposit could only
+ * be refunded. A balance the chain could not tell (null) lets the quote through; the fill job still refunds a fill it
+ * cannot pay. Fills already promised are not reserved against the balance (docs/quotes.md).
+ */
+function refuseBeyondLiquidity(
+  solverBalance: bigint | null,
+  output: bigint,
+  destination: QuoteParties['destination'],
+  currencyOut: QuoteParties['currencyOut'],
+): void {
+  if (solverBalance === null || solverBalance >= output) return;
+  throw new QuoteError(
+    'INSUFFICIENT_LIQUIDITY',
+    `The solver cannot pay ${output} ${currencyOut.symbol} on chain ${destination.id} now; try a smaller amount`,
+    { chainId: destination.id, currency: currencyOut.address, available: solverBalance.toString() },
+  );
 }
 
 /**

@@ -88,6 +88,11 @@ export const ERROR_CODES = {
     description:
       '`useDepositAddress` is refused until Ferry can settle it: no receiver contract is deployed at the address yet and nothing watches it, so funds sent there would be stuck. Use the depository deposit step.',
   },
+  INSUFFICIENT_LIQUIDITY: {
+    status: 400,
+    description:
+      'The solver holds less of the output currency on the destination chain than the quote would pay (`errorData.available`); a smaller amount may be quoted.',
+  },
   SETTLEMENT_UNAVAILABLE: {
     status: 400,
     description:

@@ -293,6 +293,13 @@ describe('cross-chain requests on two local chains', () => {
     const solverKey = a.accounts.solver.privateKey;
     const solverB = a.accounts.solver.address;
     const usdcB = b.deployment.usdc;
+    // Quoted while the solver could pay; its balance is gone by the time the deposit lands (a real race: quotes do
+    // not reserve liquidity).
+    const quote = await quoteOf({
+      originCurrency: a.deployment.usdc,
+      destinationCurrency: usdcB,
+      amount: '3000000',
+    });
     const held = await balanceOf(b, usdcB, solverB);
     await sendFrom(
       b,
@@ -305,11 +312,6 @@ describe('cross-chain requests on two local chains', () => {
       }),
     );
     try {
-      const quote = await quoteOf({
-        originCurrency: a.deployment.usdc,
-        destinationCurrency: usdcB,
-        amount: '3000000',
-      });
       const before = await balanceOf(a, a.deployment.usdc, user.address);
       await followSteps(quote);
       const status = await waitForStatus(quote.protocol.v2.orderId, ['refund']);
@@ -348,14 +350,14 @@ describe('cross-chain requests on two local chains', () => {
         devnet.deployment.usdc,
         encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [solver.address, amount] }),
       );
+    const quote = await quoteOf({
+      originCurrency: a.deployment.usdc,
+      destinationCurrency: b.deployment.usdc,
+      amount: '4000000',
+    });
     const heldA = await drain(a);
     const heldB = await drain(b);
     try {
-      const quote = await quoteOf({
-        originCurrency: a.deployment.usdc,
-        destinationCurrency: b.deployment.usdc,
-        amount: '4000000',
-      });
       await followSteps(quote);
       await waitFor(async () => {
         const { rows } = await db.query<{ data: { refundFailReason?: string } }>(
