@@ -1,11 +1,12 @@
-import { randomBytes, createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { PublicKey } from '@solana/web3.js';
 import type { Hex } from 'viem';
 import type { AuthenticatedApiKey } from '../api-keys/api-keys.service.js';
 import { ChainReader } from '../chains/chain-reader.js';
+import type { ChainInfo } from '../chains/chain.js';
 import type { ChainRegistry } from '../chains/chain-registry.js';
+import { isSvmBlockhashUnavailable, SvmBlockhashReader } from '../chains/svm-blockhash-reader.js';
 import { CLOCK, type Clock } from '../common/clock.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -34,6 +35,8 @@ import {
 } from './quote-response.js';
 
 const ROUTER = 'ferry';
+/** How long an SVM blockhash is reused: short against its ~60 s validity (docs/svm.md). */
+const SVM_BLOCKHASH_CACHE_MS = 2000;
 const HUB_TYPE = 'onchain';
 
 interface Priced {
@@ -52,6 +55,7 @@ export class QuoteService {
   private readonly chains: ChainRegistry;
   private readonly prices: PriceSource;
   private readonly reader: ChainReader;
+  private readonly svmBlockhashes: SvmBlockhashReader;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -62,6 +66,10 @@ export class QuoteService {
     this.prices = new ConfigPriceSource({ bySymbol: config.quotes.prices });
     this.reader = new ChainReader({
       cacheMs: config.quotes.gasPriceCacheMs,
+      timeoutMs: config.quotes.rpcTimeoutMs,
+    });
+    this.svmBlockhashes = new SvmBlockhashReader({
+      cacheMs: Math.min(config.quotes.gasPriceCacheMs, SVM_BLOCKHASH_CACHE_MS),
       timeoutMs: config.quotes.rpcTimeoutMs,
     });
   }
@@ -358,21 +366,22 @@ export class QuoteService {
       case 'perps-b':
         return { ...base, vmType: 'perps-b', usdcFee: 0n };
       case 'svm':
-        return {
-          ...base,
-          vmType: 'svm',
-          recentBlockhash: placeholderBlockhash(requestId),
-          originSwap:
-            priced.operation === 'swap' ||
-            request.maxRouteLength !== undefined ||
-            request.includedOriginSwapSources
-              ? {
-                  maxRouteLength: request.maxRouteLength,
-                  includedOriginSwapSources: request.includedOriginSwapSources,
-                }
-              : null,
-        };
+        return { ...base, vmType: 'svm', recentBlockhash: await this.svmBlockhash(origin) };
     }
+  }
+
+  /**
+   * The SVM chain's latest blockhash from its RPC; without one the deposit cannot be built honestly, so the quote is
+   * refused: 400 CHAIN_RPC_UNAVAILABLE (never a stand-in blockhash).
+   */
+  private async svmBlockhash(chain: ChainInfo): Promise<string> {
+    const result = await this.svmBlockhashes.latestBlockhash(chain);
+    if (!isSvmBlockhashUnavailable(result)) return result.blockhash;
+    throw new QuoteError(
+      'CHAIN_RPC_UNAVAILABLE',
+      `Chain ${chain.id} (${chain.displayName}) cannot be quoted from now: ${result.detail}`,
+      { chainId: chain.id, reason: result.unavailable },
+    );
   }
 
   private details(
@@ -443,15 +452,6 @@ function route(request: PriceRequestDto, priced: PricedQuote): QuotedRoute {
     includedOriginSwapSources: quoteOptions.includedOriginSwapSources ?? [],
     includedDestinationSwapSources: [],
   };
-}
-
-/**
- * Without an SVM RPC there is no recent blockhash to build on: a deterministic stand-in (sha256 of the request id)
- * keeps the transaction well formed and its size exact; wallets set a fresh blockhash before signing
- * (docs/quotes.md).
- */
-function placeholderBlockhash(requestId: string): string {
-  return new PublicKey(createHash('sha256').update(requestId).digest()).toBase58();
 }
 
 /** A USD amount in a currency's smallest unit, rounded up (a fee). */
