@@ -1,6 +1,5 @@
 import { decodeFunctionData, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { VersionedTransaction } from '@solana/web3.js';
 import { ApiKeysService } from '../../src/api-keys/api-keys.service.js';
 import { depositoryAbi } from '../../src/chains/abi/depository.js';
 import { erc20Abi } from '../../src/chains/abi/erc20.js';
@@ -195,11 +194,12 @@ describe('quotes', () => {
     expect(body.steps[0].items[0].data.post.endpoint).toBe('/execute/permits');
   });
 
-  it('builds a real serialized SVM transaction for a withdrawal from the SVM chain', async () => {
+  it('refuses a quote from the SVM chain without an SVM RPC: 400 CHAIN_RPC_UNAVAILABLE, no stand-in blockhash, nothing recorded', async () => {
     const chains = (await app.http.inject({ method: 'GET', url: '/chains' })).json() as {
       chains: { id: number; currency: { address: string } }[];
     };
     const sol = chains.chains.find((chain) => chain.id === 792703809)!.currency.address;
+    const before = await eventCount();
     const { code, body } = await post('/quote/v2', {
       user: SVM_USER,
       recipient: USER.address,
@@ -210,10 +210,13 @@ describe('quotes', () => {
       amount: '1000000000',
       tradeType: 'EXACT_INPUT',
     });
-    expect(code).toBe(200);
-    const data = body.steps[0].items[0].data;
-    const transaction = VersionedTransaction.deserialize(Buffer.from(data.serializedTransaction, 'base64'));
-    expect(transaction.serialize().length).toBeLessThanOrEqual(1172);
+    expect(code).toBe(400);
+    expect(body).toMatchObject({
+      errorCode: 'CHAIN_RPC_UNAVAILABLE',
+      errorData: { chainId: 792703809, reason: 'not-configured' },
+    });
+    expect(body.message).toContain('RPC_URL_792703809');
+    expect(await eventCount()).toBe(before);
   });
 
   it('answers a withdrawal from perps exchange A with authorize + deposit, and records the signed nonce mapping', async () => {
