@@ -6,7 +6,7 @@ import type { AuthenticatedApiKey } from '../api-keys/api-keys.service.js';
 import { ChainReader } from '../chains/chain-reader.js';
 import type { ChainInfo } from '../chains/chain.js';
 import type { ChainRegistry } from '../chains/chain-registry.js';
-import { isSvmBlockhashUnavailable, SvmBlockhashReader } from '../chains/svm-blockhash-reader.js';
+import { isSvmBlockhashUnavailable, SvmBlockhashReader } from '../chains/svm/svm-blockhash-reader.js';
 import { CLOCK, type Clock } from '../common/clock.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';

@@ -61,7 +61,8 @@ describe('SVM-origin quotes executed in LiteSVM', () => {
   beforeAll(async () => {
     svm = new SvmTestChain();
     rpc = await new SvmRpcServer(svm.vm).start();
-    app = await startTestApp({ RPC_URL_792703809: rpc.url });
+    // A generous RPC timeout: the machine is shared, and a slow first answer must not read as a dead RPC.
+    app = await startTestApp({ RPC_URL_792703809: rpc.url, RPC_TIMEOUT_MS: '5000' });
     db = app.app.get(DATABASE);
     user = await generateKeyPairSigner();
     svm.airdrop(user.address, 20_000_000_000n);
@@ -139,13 +140,14 @@ describe('SVM-origin quotes executed in LiteSVM', () => {
     expect(memoLogged(sent.logs, orderId)).toBe(true);
   });
 
-  it('refuses a SOL deposit below the rent-exempt minimum with AMOUNT_TOO_LOW (it could fail on chain)', async () => {
+  it('never quotes a SOL deposit below the rent-exempt minimum (it could fail against a fresh vault)', async () => {
     const { code, body } = await post(quote({ amount: (SVM_RENT_EXEMPT_MINIMUM_LAMPORTS - 1n).toString() }));
     expect(code).toBe(400);
-    expect(body).toMatchObject({
-      errorCode: 'AMOUNT_TOO_LOW',
-      errorData: { minimumAmount: SVM_RENT_EXEMPT_MINIMUM_LAMPORTS.toString() },
-    });
+    expect(body.errorCode).toBe('AMOUNT_TOO_LOW');
+    // Today the fees' own minimum is above the rent floor; the step builder refuses below the floor regardless.
+    expect(BigInt(body.errorData.minimumAmount as string)).toBeGreaterThanOrEqual(
+      SVM_RENT_EXEMPT_MINIMUM_LAMPORTS,
+    );
   });
 
   it('answers 400 SWAP_AGGREGATOR_UNAVAILABLE for an SVM token the depository does not take, and records nothing', async () => {

@@ -12,9 +12,12 @@ import {
   lamports,
   none,
   signTransaction,
+  getBase58Decoder,
+  getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
 } from '@solana/kit';
 import { FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from 'litesvm';
+import type { SvmTransactionRecord } from '../../src/chains/svm/svm-deposit-reader.js';
 import { associatedTokenAddress } from '../../src/quotes/domain/steps/svm-programs.js';
 
 /** Token accounts (165 bytes) and mints (82 bytes) as the SPL Token program lays them out. */
@@ -100,6 +103,68 @@ export class SvmTestChain {
     return result instanceof FailedTransactionMetadata
       ? { ok: false, error: result.toString(), logs: result.meta().logs() }
       : { ok: true, meta: result, logs: result.logs() };
+  }
+
+  /**
+   * Signs and executes like `send`, and reports the transaction as an RPC's `getTransaction` would: the message,
+   * success, fee, slot, time, and the balances before and after of every account it names (lamports, and SPL
+   * amounts of the token accounts among them).
+   */
+  async sendAndRecord(serializedTransaction: string, signer: KeyPairSigner): Promise<SvmTransactionRecord> {
+    const unsigned = getTransactionDecoder().decode(Buffer.from(serializedTransaction, 'base64'));
+    const compiled = getCompiledTransactionMessageDecoder().decode(unsigned.messageBytes);
+    const keys = compiled.staticAccounts as readonly Address[];
+    const before = this.snapshot(keys);
+    const signed = await signTransaction([signer.keyPair], unsigned);
+    const result = this.vm.sendTransaction(signed);
+    const failed = result instanceof FailedTransactionMetadata;
+    const meta = failed ? result.meta() : result;
+    const after = this.snapshot(keys);
+    const clock = this.vm.getClock();
+    return {
+      signature: getBase58Decoder().decode(meta.signature()),
+      slot: clock.slot,
+      blockTime: Number(clock.unixTimestamp),
+      fee: SIGNATURE_FEE,
+      failed,
+      messageBytes: Uint8Array.from(unsigned.messageBytes),
+      lamports: new Map(
+        keys.map((key) => [key, { pre: before.lamports.get(key)!, post: after.lamports.get(key)! }]),
+      ),
+      tokens: new Map(
+        keys.flatMap((key) => {
+          const [pre, post] = [before.tokens.get(key), after.tokens.get(key)];
+          const account = post ?? pre;
+          return account
+            ? [
+                [
+                  key,
+                  {
+                    mint: account.mint,
+                    owner: account.owner,
+                    pre: pre?.amount ?? 0n,
+                    post: post?.amount ?? 0n,
+                  },
+                ],
+              ]
+            : [];
+        }),
+      ),
+    };
+  }
+
+  private snapshot(keys: readonly Address[]) {
+    const lamports = new Map<string, bigint>();
+    const tokens = new Map<string, { mint: string; owner: string; amount: bigint }>();
+    for (const key of keys) {
+      const account = this.vm.getAccount(key);
+      lamports.set(key, account.exists ? account.lamports : 0n);
+      if (account.exists && account.programAddress === TOKEN_PROGRAM_ADDRESS && account.data.length === 165) {
+        const token = getTokenDecoder().decode(account.data);
+        tokens.set(key, { mint: token.mint, owner: token.owner, amount: token.amount });
+      }
+    }
+    return { lamports, tokens };
   }
 }
 

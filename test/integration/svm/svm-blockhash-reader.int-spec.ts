@@ -1,4 +1,4 @@
-import { SvmBlockhashReader } from '../../../src/chains/svm-blockhash-reader.js';
+import { SvmBlockhashReader } from '../../../src/chains/svm/svm-blockhash-reader.js';
 import { SvmTestChain } from '../../support/litesvm.js';
 import { SvmRpcServer } from '../../support/svm-rpc.js';
 import { chain } from '../../unit/quotes/steps/fixtures.js';
@@ -10,7 +10,8 @@ describe(SvmBlockhashReader.name, () => {
   let now: number;
   const svmChain = (rpcUrl: string | null) =>
     chain({ id: 792703809, vmType: 'svm', rpcUrl, rpcUrlVariable: 'RPC_URL_792703809' });
-  const sut = () => new SvmBlockhashReader({ cacheMs: 2000, timeoutMs: 300 }, () => now);
+  // A generous timeout except where the timeout itself is tested: the machine is shared and the first fetch is slow.
+  const sut = (timeoutMs = 5000) => new SvmBlockhashReader({ cacheMs: 2000, timeoutMs }, () => now);
 
   beforeEach(async () => {
     now = 1_000_000;
@@ -61,7 +62,7 @@ describe(SvmBlockhashReader.name, () => {
     });
     rpc.mode = 'hang';
     const started = Date.now();
-    await expect(sut().latestBlockhash(svmChain(rpc.url))).resolves.toMatchObject({
+    await expect(sut(300).latestBlockhash(svmChain(rpc.url))).resolves.toMatchObject({
       unavailable: 'rpc-failed',
     });
     expect(Date.now() - started).toBeLessThan(2000);

@@ -1,5 +1,5 @@
 import { createSolanaRpc, isBlockhash, type Rpc, type SolanaRpcApi } from '@solana/kit';
-import type { ChainInfo } from './chain.js';
+import type { ChainInfo } from '../chain.js';
 
 export interface SvmBlockhash {
   readonly blockhash: string;
