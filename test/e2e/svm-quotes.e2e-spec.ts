@@ -60,7 +60,7 @@ describe('SVM-origin quotes executed in LiteSVM', () => {
 
   beforeAll(async () => {
     svm = new SvmTestChain();
-    rpc = await new SvmRpcServer(svm.vm).start();
+    rpc = await new SvmRpcServer(svm).start();
     // A generous RPC timeout: the machine is shared, and a slow first answer must not read as a dead RPC.
     app = await startTestApp({ RPC_URL_792703809: rpc.url, RPC_TIMEOUT_MS: '5000' });
     db = app.app.get(DATABASE);

@@ -15,6 +15,7 @@ import {
   getBase58Decoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
+  type Transaction,
 } from '@solana/kit';
 import { FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from 'litesvm';
 import type { SvmTransactionRecord } from '../../src/chains/svm/svm-deposit-reader.js';
@@ -112,11 +113,14 @@ export class SvmTestChain {
    */
   async sendAndRecord(serializedTransaction: string, signer: KeyPairSigner): Promise<SvmTransactionRecord> {
     const unsigned = getTransactionDecoder().decode(Buffer.from(serializedTransaction, 'base64'));
-    const compiled = getCompiledTransactionMessageDecoder().decode(unsigned.messageBytes);
-    const keys = compiled.staticAccounts as readonly Address[];
+    return this.executeAndRecord(await signTransaction([signer.keyPair], unsigned));
+  }
+
+  /** Executes a signed transaction and reports it as `sendAndRecord` does. */
+  executeAndRecord(signed: Transaction): SvmTransactionRecord {
+    const keys = staticKeysOf(signed);
     const before = this.snapshot(keys);
-    const signed = await signTransaction([signer.keyPair], unsigned);
-    const result = this.vm.sendTransaction(signed);
+    const result = this.vm.sendTransaction(signed as Parameters<LiteSVM['sendTransaction']>[0]);
     const failed = result instanceof FailedTransactionMetadata;
     const meta = failed ? result.meta() : result;
     const after = this.snapshot(keys);
@@ -127,7 +131,7 @@ export class SvmTestChain {
       blockTime: Number(clock.unixTimestamp),
       fee: SIGNATURE_FEE,
       failed,
-      messageBytes: Uint8Array.from(unsigned.messageBytes),
+      messageBytes: Uint8Array.from(signed.messageBytes),
       lamports: new Map(
         keys.map((key) => [key, { pre: before.lamports.get(key)!, post: after.lamports.get(key)! }]),
       ),
@@ -167,6 +171,10 @@ export class SvmTestChain {
     return { lamports, tokens };
   }
 }
+
+/** The account keys a transaction's message names (no lookup tables), in message order. */
+export const staticKeysOf = (transaction: Transaction): readonly Address[] =>
+  getCompiledTransactionMessageDecoder().decode(transaction.messageBytes).staticAccounts;
 
 export type SentTransaction =
   | { readonly ok: true; readonly meta: TransactionMetadata; readonly logs: readonly string[] }

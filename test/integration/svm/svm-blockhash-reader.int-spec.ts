@@ -16,7 +16,7 @@ describe(SvmBlockhashReader.name, () => {
   beforeEach(async () => {
     now = 1_000_000;
     svm = new SvmTestChain();
-    rpc = await new SvmRpcServer(svm.vm).start();
+    rpc = await new SvmRpcServer(svm).start();
   });
   afterEach(async () => {
     await rpc.stop();

@@ -1,15 +1,22 @@
+import { Buffer } from 'node:buffer';
 import { getAddMemoInstruction } from '@solana-program/memo';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { getTransferCheckedInstruction } from '@solana-program/token';
 import {
   type Address,
+  type Base64EncodedWireTransaction,
   createNoopSigner,
+  createSolanaRpc,
+  getBase64EncodedWireTransaction,
+  getTransactionDecoder,
+  signTransaction,
   generateKeyPairSigner,
   type Instruction,
   type KeyPairSigner,
 } from '@solana/kit';
 import type { Hex } from 'viem';
 import type { ChainCurrency, ChainInfo } from '../../../src/chains/chain.js';
+import { fetchSvmTransaction } from '../../../src/chains/svm/fetch-svm-transaction.js';
 import { readSvmDeposit, type SvmTransactionRecord } from '../../../src/chains/svm/svm-deposit-reader.js';
 import {
   associatedTokenAddress,
@@ -20,6 +27,7 @@ import {
   type SvmTransactionData,
 } from '../../../src/quotes/domain/steps/index.js';
 import { SIGNATURE_FEE, SvmTestChain } from '../../support/litesvm.js';
+import { SvmRpcServer } from '../../support/svm-rpc.js';
 import { chain, currency } from '../../unit/quotes/steps/fixtures.js';
 
 const requestId = (byte: string): Hex => `0x${byte.repeat(32)}` as Hex;
@@ -209,5 +217,33 @@ describe(readSvmDeposit.name, () => {
       user,
     );
     expect(read(record)).toBeNull();
+  });
+
+  it('given a signature, fetches the transaction over the SVM RPC (getTransaction) and reads the same deposit', async () => {
+    const rpcServer = await new SvmRpcServer(svm).start();
+    try {
+      const rpc = createSolanaRpc(rpcServer.url);
+      const signed = await signTransaction(
+        [user.keyPair],
+        getTransactionDecoder().decode(Buffer.from(step(requestId('a9'), usdc, 4_000_000n), 'base64')),
+      );
+      const wire: Base64EncodedWireTransaction = getBase64EncodedWireTransaction(signed);
+      const signature = await rpc.sendTransaction(wire, { encoding: 'base64' }).send();
+      const fetch = (which: string) =>
+        fetchSvmTransaction({ rpc, signature: which, timeoutMs: 5000, commitment: 'finalized' });
+      const record = await fetch(signature);
+      expect(read(record!)).toMatchObject({
+        requestId: requestId('a9'),
+        depositor: user.address,
+        currency: mint.address,
+        amount: 4_000_000n,
+        txHash: signature,
+        logIndex: 1,
+        fee: SIGNATURE_FEE,
+      });
+      expect(await fetch('1'.repeat(64))).toBeNull();
+    } finally {
+      await rpcServer.stop();
+    }
   });
 });
