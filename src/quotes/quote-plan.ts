@@ -2,8 +2,9 @@ import { assertWalletAddress, isValidWalletAddress } from '../chains/addresses.j
 import type { ChainCurrency, ChainInfo } from '../chains/chain.js';
 import type { ChainRegistry } from '../chains/chain-registry.js';
 import { QuoteError } from './domain/quote-error.js';
+import { svmAddress } from './domain/steps/svm-programs.js';
 import type { PriceRequestDto, QuoteRequestDto } from './quote-request.dto.js';
-import { assertSettleable } from './settlement-support.js';
+import { assertSettleable, DEFAULT_SETTLEMENT, type SettlementSupport } from './settlement-support.js';
 
 /** A request's chains, currencies and parties, looked up and checked against the chains they belong to. */
 export interface QuoteParties {
@@ -29,6 +30,7 @@ export interface QuoteParties {
 export function resolveParties(
   chains: ChainRegistry,
   request: PriceRequestDto | QuoteRequestDto,
+  settlement: SettlementSupport = DEFAULT_SETTLEMENT,
 ): QuoteParties {
   const origin = chains.chain(request.originChainId);
   const destination = chains.chain(request.destinationChainId);
@@ -43,6 +45,7 @@ export function resolveParties(
       );
     }
   }
+  refuseOriginSwap(chains, origin, request.originCurrency);
   const currencyIn = chains.currency(origin.id, request.originCurrency);
   const currencyOut = chains.currency(destination.id, request.destinationCurrency);
   const user = assertWalletAddress(origin.vmType, request.user, 'user', origin.id);
@@ -68,6 +71,21 @@ export function resolveParties(
     });
   }
   // Last, so a malformed request hears about its own mistakes first.
-  assertSettleable(origin, destination);
+  assertSettleable(origin, destination, settlement);
   return { origin, destination, currencyIn, currencyOut, user, recipient, refundRecipient, refundTo };
+}
+
+/**
+ * An SVM origin currency the chain does not list is an SVM token the depository does not take: the route would need
+ * an origin swap through a third-party aggregator into a listed one, and none is configured. 400
+ * SWAP_AGGREGATOR_UNAVAILABLE, rather than a made-up swap (docs/svm.md). A malformed address stays INVALID_ADDRESS.
+ */
+function refuseOriginSwap(chains: ChainRegistry, origin: ChainInfo, originCurrency: string): void {
+  if (origin.vmType !== 'svm' || chains.findCurrency(origin.id, originCurrency)) return;
+  svmAddress(originCurrency, 'originCurrency');
+  throw new QuoteError(
+    'SWAP_AGGREGATOR_UNAVAILABLE',
+    `${originCurrency} would have to be swapped on chain ${origin.id} (${origin.displayName}) through an aggregator, and none is configured; deposit a currency GET /chains lists for it`,
+    { chainId: origin.id, currency: originCurrency },
+  );
 }

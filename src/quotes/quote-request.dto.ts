@@ -185,7 +185,8 @@ export class PriceRequestDto {
 export class QuoteRequestDto extends PriceRequestDto {
   @ApiPropertyOptional({
     type: Number,
-    description: 'Hops in SVM-origin swap routing (recommended 4, then 3)',
+    description:
+      'Hops in SVM-origin aggregator swap routing (recommended 4, then 3); no effect while no aggregator is configured (docs/svm.md)',
   })
   @IsOptional()
   @IsInt({ message: '$property must be an integer' })
@@ -193,7 +194,11 @@ export class QuoteRequestDto extends PriceRequestDto {
   @Max(16)
   maxRouteLength?: number;
 
-  @ApiPropertyOptional({ type: [String], description: 'Restricts origin swap sources (SVM: `jupiter`)' })
+  @ApiPropertyOptional({
+    type: [String],
+    description:
+      'Restricts origin swap sources (SVM: `jupiter`); no effect while no aggregator is configured (docs/svm.md)',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(16)

@@ -1,11 +1,12 @@
-import { randomBytes, createHash } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { PublicKey } from '@solana/web3.js';
 import type { Hex } from 'viem';
 import type { AuthenticatedApiKey } from '../api-keys/api-keys.service.js';
 import { ChainReader } from '../chains/chain-reader.js';
+import type { ChainInfo } from '../chains/chain.js';
 import type { ChainRegistry } from '../chains/chain-registry.js';
+import { isSvmBlockhashUnavailable, SvmBlockhashReader } from '../chains/svm/svm-blockhash-reader.js';
 import { CLOCK, type Clock } from '../common/clock.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -25,6 +26,7 @@ import { buildSteps, type BuildStepsInput, depositAddressOf } from './domain/ste
 import { activationFeeUsd, PerpsAActivation } from './perps-a-activation.js';
 import { type QuoteParties, resolveParties } from './quote-plan.js';
 import { priceSourceFor } from './price-source.provider.js';
+import { DEFAULT_SETTLEMENT, SETTLEMENT_SUPPORT, type SettlementSupport } from './settlement-support.js';
 import type { PriceRequestDto, QuoteRequestDto } from './quote-request.dto.js';
 import {
   type PriceResponse,
@@ -35,6 +37,8 @@ import {
 } from './quote-response.js';
 
 const ROUTER = 'ferry';
+/** How long an SVM blockhash is reused: short against its ~60 s validity (docs/svm.md). */
+const SVM_BLOCKHASH_CACHE_MS = 2000;
 const HUB_TYPE = 'onchain';
 
 interface Priced {
@@ -53,17 +57,23 @@ export class QuoteService {
   private readonly chains: ChainRegistry;
   private readonly prices: PriceSource;
   private readonly reader: ChainReader;
+  private readonly svmBlockhashes: SvmBlockhashReader;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly commands: CommandBus,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly activation: PerpsAActivation,
+    @Optional() @Inject(SETTLEMENT_SUPPORT) private readonly settlement?: SettlementSupport,
   ) {
     this.chains = config.chains;
     this.prices = priceSourceFor(config);
     this.reader = new ChainReader({
       cacheMs: config.quotes.gasPriceCacheMs,
+      timeoutMs: config.quotes.rpcTimeoutMs,
+    });
+    this.svmBlockhashes = new SvmBlockhashReader({
+      cacheMs: Math.min(config.quotes.gasPriceCacheMs, SVM_BLOCKHASH_CACHE_MS),
       timeoutMs: config.quotes.rpcTimeoutMs,
     });
   }
@@ -179,7 +189,7 @@ export class QuoteService {
     request: PriceRequestDto | QuoteRequestDto,
     apiKey: AuthenticatedApiKey | null,
   ): Promise<Priced> {
-    const parties = resolveParties(this.chains, request);
+    const parties = resolveParties(this.chains, request, this.settlement ?? DEFAULT_SETTLEMENT);
     const { origin, destination, currencyIn, currencyOut } = parties;
     const [book, originGas, destinationGas, userBalance, solverBalance] = await Promise.all([
       PriceBook.load(this.prices, [
@@ -368,21 +378,22 @@ export class QuoteService {
       case 'perps-b':
         return { ...base, vmType: 'perps-b', usdcFee: this.config.quotes.perpsBUsdcFee };
       case 'svm':
-        return {
-          ...base,
-          vmType: 'svm',
-          recentBlockhash: placeholderBlockhash(requestId),
-          originSwap:
-            priced.operation === 'swap' ||
-            request.maxRouteLength !== undefined ||
-            request.includedOriginSwapSources
-              ? {
-                  maxRouteLength: request.maxRouteLength,
-                  includedOriginSwapSources: request.includedOriginSwapSources,
-                }
-              : null,
-        };
+        return { ...base, vmType: 'svm', recentBlockhash: await this.svmBlockhash(origin) };
     }
+  }
+
+  /**
+   * The SVM chain's latest blockhash from its RPC; without one the deposit cannot be built honestly, so the quote is
+   * refused: 400 CHAIN_RPC_UNAVAILABLE (never a stand-in blockhash).
+   */
+  private async svmBlockhash(chain: ChainInfo): Promise<string> {
+    const result = await this.svmBlockhashes.latestBlockhash(chain);
+    if (!isSvmBlockhashUnavailable(result)) return result.blockhash;
+    throw new QuoteError(
+      'CHAIN_RPC_UNAVAILABLE',
+      `Chain ${chain.id} (${chain.displayName}) cannot be quoted from now: ${result.detail}`,
+      { chainId: chain.id, reason: result.unavailable },
+    );
   }
 
   private details(
@@ -483,15 +494,6 @@ function route(request: PriceRequestDto, priced: PricedQuote): QuotedRoute {
     includedOriginSwapSources: quoteOptions.includedOriginSwapSources ?? [],
     includedDestinationSwapSources: [],
   };
-}
-
-/**
- * Without an SVM RPC there is no recent blockhash to build on: a deterministic stand-in (sha256 of the request id)
- * keeps the transaction well formed and its size exact; wallets set a fresh blockhash before signing
- * (docs/quotes.md).
- */
-function placeholderBlockhash(requestId: string): string {
-  return new PublicKey(createHash('sha256').update(requestId).digest()).toBase58();
 }
 
 /** A USD amount in a currency's smallest unit, rounded up (a fee). */

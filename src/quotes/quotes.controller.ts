@@ -11,7 +11,8 @@ import { QuoteService } from './quote.service.js';
 
 const QUOTE_ERRORS =
   'INVALID_INPUT, UNSUPPORTED_CHAIN, UNSUPPORTED_CURRENCY, INVALID_ADDRESS, AMOUNT_TOO_LOW, NO_ROUTE, ' +
-  'ROUTE_TOO_LARGE, SPONSORSHIP_NOT_ALLOWED, UNSUPPORTED_OPTION (docs/errors.md)';
+  'ROUTE_TOO_LARGE, SWAP_AGGREGATOR_UNAVAILABLE, CHAIN_RPC_UNAVAILABLE, SPONSORSHIP_NOT_ALLOWED, UNSUPPORTED_OPTION ' +
+  '(docs/errors.md)';
 
 /**
  * Quotes (docs/quotes.md). The controller only maps HTTP: `QuoteService` prices, builds and records. POST routes

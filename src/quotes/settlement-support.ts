@@ -7,9 +7,18 @@ import { QuoteError } from './domain/quote-error.js';
  * whose fill nothing can pay, would hold a user's money until a deadline at best. The flows' step builders stay (they
  * are what an adapter will return); the quote refuses the route until the adapter exists (docs/quotes.md, "Flows").
  */
-const SETTLEMENT: Readonly<
+export type SettlementSupport = Readonly<
   Record<VmType, { readonly deposits: boolean; readonly fills: boolean; readonly why: string }>
-> = {
+>;
+
+/**
+ * Injection token for the table (QuoteService takes it when one is provided). Production never provides one: the
+ * default says what Ferry has. A test that exercises a flow's quote path ahead of its adapter provides its own and
+ * says so in its name (test/e2e/svm-quotes.e2e-spec.ts).
+ */
+export const SETTLEMENT_SUPPORT = Symbol('SETTLEMENT_SUPPORT');
+
+export const DEFAULT_SETTLEMENT: SettlementSupport = {
   evm: { deposits: true, fills: true, why: '' },
   svm: {
     deposits: false,
@@ -29,13 +38,17 @@ const SETTLEMENT: Readonly<
 };
 
 /** Throws `SETTLEMENT_UNAVAILABLE` unless Ferry can read a deposit on `origin` and pay a fill on `destination`. */
-export function assertSettleable(origin: ChainInfo, destination: ChainInfo): void {
-  check(origin, 'origin');
-  check(destination, 'destination');
+export function assertSettleable(
+  origin: ChainInfo,
+  destination: ChainInfo,
+  table: SettlementSupport = DEFAULT_SETTLEMENT,
+): void {
+  check(origin, 'origin', table);
+  check(destination, 'destination', table);
 }
 
-function check(chain: ChainInfo, side: 'origin' | 'destination'): void {
-  const support = SETTLEMENT[chain.vmType];
+function check(chain: ChainInfo, side: 'origin' | 'destination', table: SettlementSupport): void {
+  const support = table[chain.vmType];
   const able = side === 'origin' ? support.deposits : support.fills;
   if (!able) {
     throw new QuoteError(

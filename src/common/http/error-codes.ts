@@ -71,7 +71,17 @@ export const ERROR_CODES = {
   ROUTE_TOO_LARGE: {
     status: 400,
     description:
-      'The generated transaction is too large for its chain (SVM: over 1172 bytes at quote time); no calldata is returned. Retry with `maxRouteLength` 3 or `includedOriginSwapSources`.',
+      'The generated transaction is too large for its chain (SVM: over 1172 bytes at quote time, measured on the serialized transaction); no calldata is returned. `errorData: {size, limit}`.',
+  },
+  SWAP_AGGREGATOR_UNAVAILABLE: {
+    status: 400,
+    description:
+      'The route needs a swap on the SVM origin chain through a third-party aggregator (the origin currency is an SVM token the depository does not take), and no aggregator adapter is configured. Deposit one of the SVM currencies `GET /chains` lists instead.',
+  },
+  CHAIN_RPC_UNAVAILABLE: {
+    status: 400,
+    description:
+      'The quote needs a read from the chain that cannot be made: no RPC is configured for it in this environment, or its RPC failed or timed out (SVM origins need the latest blockhash). `errorData: {chainId, reason: not-configured | rpc-failed}`; nothing is recorded.',
   },
   SPONSORSHIP_NOT_ALLOWED: {
     status: 400,

@@ -1,4 +1,4 @@
-import { PublicKey } from '@solana/web3.js';
+import { getAddressDecoder } from '@solana/kit';
 import { randomBytes } from 'node:crypto';
 import {
   assertAddress,
@@ -98,11 +98,11 @@ describe(isValidCurrencyAddress.name, () => {
 });
 
 describe(decodeBase58.name, () => {
-  it('agrees with @solana/web3.js on random keys, including leading zero bytes', () => {
+  it('agrees with @solana/kit on random keys, including leading zero bytes', () => {
     for (let i = 0; i < 200; i++) {
       const bytes = randomBytes(32);
       if (i % 10 === 0) bytes.fill(0, 0, i % 7);
-      const text = new PublicKey(bytes).toBase58();
+      const text = getAddressDecoder().decode(bytes);
       expect(Buffer.from(decodeBase58(text) as Uint8Array).equals(bytes)).toBe(true);
     }
   });

@@ -19,8 +19,8 @@ import {
 } from './perps-a.js';
 import { buildPerpsBTransferStep, PERPS_B_ROUTE_PERPS, PERPS_B_USDC_ASSET_INDEX } from './perps-b.js';
 import { assertAmount, type EvmGasFields, evmAddress, requestIdOf, type Step } from './step.js';
-import { buildSvmDepositStep, SVM_NATIVE_CURRENCY, svmAddress } from './svm-deposit.js';
-import { modelOriginSwapInstructions, type OriginSwapOptions, originSwapRoute } from './svm-swap-model.js';
+import { buildSvmDepositStep } from './svm-deposit.js';
+import { SVM_NATIVE_CURRENCY } from './svm-programs.js';
 
 /** `useDepositAddress`: the user sends to a per-request address instead of calling the depository. */
 export interface DepositAddressOptions {
@@ -84,12 +84,11 @@ export interface PerpsBStepsInput extends StepsInputBase {
   readonly toRouteType?: number;
 }
 
-/** An SVM origin: SOL or SPL transfer to the depository, after a modelled origin swap when there is one. */
+/** An SVM origin: a SOL or SPL transfer into the depository vault with the request id as memo (docs/svm.md). */
 export interface SvmStepsInput extends StepsInputBase {
   readonly vmType: 'svm';
+  /** The chain's latest blockhash, read from its RPC (never a stand-in: no RPC, no SVM quote). */
   readonly recentBlockhash: string;
-  /** Present when the origin currency is swapped into the deposited one before the deposit. */
-  readonly originSwap?: OriginSwapOptions | null;
 }
 
 export type BuildStepsInput = EvmStepsInput | PerpsAStepsInput | PerpsBStepsInput | SvmStepsInput;
@@ -301,7 +300,6 @@ function perpsBSteps(input: PerpsBStepsInput): Step[] {
 }
 
 function svmSteps(input: SvmStepsInput): Step[] {
-  const user = svmAddress(input.user, 'user');
   const isNative =
     input.currency.metadata.isNative === true || input.currency.address === SVM_NATIVE_CURRENCY;
   return [
@@ -312,9 +310,6 @@ function svmSteps(input: SvmStepsInput): Step[] {
       currency: { address: input.currency.address, decimals: input.currency.decimals, isNative },
       amount: input.amount,
       recentBlockhash: input.recentBlockhash,
-      swapInstructions: input.originSwap
-        ? modelOriginSwapInstructions(user, originSwapRoute(input.originSwap))
-        : [],
     }),
   ];
 }

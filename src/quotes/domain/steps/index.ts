@@ -6,4 +6,5 @@ export * from './perps-a.js';
 export * from './perps-b.js';
 export * from './step.js';
 export * from './svm-deposit.js';
-export * from './svm-swap-model.js';
+export * from './svm-programs.js';
+export * from './svm-transaction.js';

@@ -1,4 +1,3 @@
-import { Keypair } from '@solana/web3.js';
 import { type Hex, zeroAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { ChainCurrency, ChainInfo } from '../../../../src/chains/chain.js';
@@ -65,11 +64,10 @@ export function chain(overrides: Partial<ChainInfo> = {}): ChainInfo {
   };
 }
 
-/** Deterministic SVM keys for the tests. */
-export const svmKey = (seed: number) => Keypair.fromSeed(new Uint8Array(32).fill(seed)).publicKey;
-export const svmUser = svmKey(1).toBase58();
-export const svmDepository = svmKey(2).toBase58();
-export const recentBlockhash = svmKey(3).toBase58();
+/** Fixed SVM keys for the tests (the ed25519 public keys of the seeds 0x01…, 0x02…, 0x03…). */
+export const svmUser = 'AKnL4NNf3DGWZJS6cPknBuEGnVsV4A4m5tgebLHaRSZ9';
+export const svmDepository = '9hSR6S7WPtxmTojgo6GG3k4yDPecgJY292j7xrsUGWBu';
+export const recentBlockhash = 'GyGKxMyg1p9SsHfm15MkNUu1u9TN2JtTspcdmrtGUdse';
 export const SVM_USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGPkZwyTDt1v';
 
 /** `expect(fn).toThrow` for a QuoteError with this code (and errorData containing `data`). */
