@@ -1,0 +1,114 @@
+import { createPublicClient, http, type PublicClient } from 'viem';
+import {
+  PriceFeedReadError,
+  readPriceFeed,
+  type ReadPriceFeedReturnType,
+} from '../../../../chains/read-price-feed.js';
+import type { Clock } from '../../../../common/clock.js';
+import type { PriceFeedConfig, PriceFeedsConfig } from '../../../../config/price-source-config.js';
+import type { Currency } from '../../../../requests/domain/records.js';
+import { currencyKey, type PriceSource } from '../price-source.js';
+import { checkFeedRound } from './feed-round.js';
+import { PriceError } from './price-error.js';
+
+export interface ChainlinkPriceSourceOptions {
+  readonly config: PriceFeedsConfig;
+  /** Bounds one read of a feed (both round trips). */
+  readonly timeoutMs: number;
+  /** Decides staleness: `updatedAt` is compared with this clock, never with the chain's. */
+  readonly clock: Clock;
+  /** Only for the read cache's age (monotonic enough); defaults to `Date.now`. */
+  readonly nowMs?: () => number;
+}
+
+interface CachedRead {
+  readonly at: number;
+  readonly read: Promise<ReadPriceFeedReturnType>;
+}
+
+/**
+ * A `PriceSource` reading Chainlink-style USD feeds (`AggregatorV3Interface`) through viem. The currency's feed is
+ * its (chainId, address) override, else its symbol's; without one the price is refused (`no-feed`), never guessed.
+ * Each answer passes `checkFeedRound` (positive, complete, fresh against the injected clock, no jump past the
+ * feed's deviation limit) or the quote is refused with a `PriceError` naming the currency.
+ *
+ * A feed's raw read is reused for `cacheMs` (a failure too, so a dead chain costs one timeout per period, not one
+ * per quote); the checks run on every use, so a cached answer turns stale on time.
+ *
+ * @example await new ChainlinkPriceSource({ config, timeoutMs: 1500, clock }).usdPrice(eth); // '3000'
+ */
+export class ChainlinkPriceSource implements PriceSource {
+  private readonly byCurrency: ReadonlyMap<string, string>;
+  private readonly cache = new Map<string, CachedRead>();
+  private readonly clients = new Map<string, PublicClient>();
+  private readonly nowMs: () => number;
+
+  constructor(private readonly options: ChainlinkPriceSourceOptions) {
+    this.byCurrency = new Map(
+      options.config.overrides.map((override) => [currencyKey(override), override.feed]),
+    );
+    this.nowMs = options.nowMs ?? Date.now;
+  }
+
+  async usdPrice(currency: Currency): Promise<string> {
+    const name = this.byCurrency.get(currencyKey(currency)) ?? this.options.config.symbols[currency.symbol];
+    const feed = name === undefined ? undefined : this.options.config.feeds[name];
+    if (name === undefined || feed === undefined) {
+      throw new PriceError('no-feed', currency, `No USD price feed is configured for ${currency.symbol}`);
+    }
+    const where = { feed: { name, chainId: feed.chainId, address: feed.address } };
+    let read: ReadPriceFeedReturnType;
+    try {
+      read = await this.read(feed);
+    } catch (error) {
+      const reason =
+        error instanceof PriceFeedReadError && error.kind === 'unreachable' ? 'unreachable' : 'feed-error';
+      throw new PriceError(reason, currency, `${name} / USD feed: ${(error as Error).message}`, where);
+    }
+    const verdict = checkFeedRound({
+      latest: read.latest,
+      previous: read.previous,
+      decimals: read.decimals,
+      policy: feed,
+      now: this.options.clock.now(),
+    });
+    if (!verdict.ok) {
+      throw new PriceError(verdict.reason, currency, `${name} / USD feed: ${verdict.message}`, {
+        ...where,
+        ...verdict.details,
+      });
+    }
+    return verdict.usd;
+  }
+
+  private read(feed: PriceFeedConfig): Promise<ReadPriceFeedReturnType> {
+    const key = `${feed.chainId}:${feed.address}`;
+    const cached = this.cache.get(key);
+    const now = this.nowMs();
+    if (cached && now - cached.at < this.options.config.cacheMs) return cached.read;
+    const read = readPriceFeed({
+      client: this.client(feed.rpcUrl),
+      address: feed.address,
+      timeoutMs: this.options.timeoutMs,
+    });
+    // Concurrent quotes share one read; with cacheMs 0 the entry only lives while the read is in flight.
+    this.cache.set(key, { at: now, read });
+    read
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.options.config.cacheMs === 0 && this.cache.get(key)?.read === read) this.cache.delete(key);
+      });
+    return read;
+  }
+
+  private client(url: string): PublicClient {
+    let client = this.clients.get(url);
+    if (!client) {
+      client = createPublicClient({
+        transport: http(url, { timeout: this.options.timeoutMs, retryCount: 0 }),
+      }) as PublicClient;
+      this.clients.set(url, client);
+    }
+    return client;
+  }
+}
