@@ -28,6 +28,8 @@ export interface ReadPriceFeedParameters {
 
 export interface ReadPriceFeedReturnType {
   readonly decimals: number;
+  /** What the feed says it prices (`"ETH / USD"`). */
+  readonly description: string;
   readonly latest: PriceFeedRound;
   /** Round `roundId - 1`, or null when the feed has none (its first round, or a new Chainlink phase). */
   readonly previous: PriceFeedRound | null;
@@ -54,7 +56,8 @@ export class PriceFeedReadError extends Error {
 }
 
 /**
- * Reads a Chainlink-style feed (`AggregatorV3Interface`): `decimals` and `latestRoundData` in parallel, then the
+ * Reads a Chainlink-style feed (`AggregatorV3Interface`): `decimals`, `description` and `latestRoundData` in
+ * parallel, then the
  * previous round for the deviation check. Plain reads rather than multicall: the local chains have no Multicall3,
  * and two round trips stay well inside the timeout.
  *
@@ -84,8 +87,9 @@ export async function readPriceFeed({
 }
 
 async function read(client: PublicClient, address: Address): Promise<ReadPriceFeedReturnType> {
-  const [decimals, latestTuple] = await Promise.all([
+  const [decimals, description, latestTuple] = await Promise.all([
     client.readContract({ address, abi: aggregatorV3Abi, functionName: 'decimals' }),
+    client.readContract({ address, abi: aggregatorV3Abi, functionName: 'description' }),
     client.readContract({ address, abi: aggregatorV3Abi, functionName: 'latestRoundData' }),
   ]);
   const latest = round(latestTuple);
@@ -105,7 +109,7 @@ async function read(client: PublicClient, address: Address): Promise<ReadPriceFe
       if (!isRevert(error)) throw error;
     }
   }
-  return { decimals, latest, previous: previous && previous.updatedAt > 0n ? previous : null };
+  return { decimals, description, latest, previous: previous && previous.updatedAt > 0n ? previous : null };
 }
 
 function round([roundId, answer, startedAt, updatedAt, answeredInRound]: readonly [

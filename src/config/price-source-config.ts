@@ -21,6 +21,11 @@ export interface PriceFeedConfig {
   readonly address: `0x${string}`;
   readonly maxAgeSeconds: number;
   readonly maxDeviationBps: number | null;
+  /**
+   * What the feed must say it prices (`description()`, e.g. `"ETH / USD"`); null: not checked. Catches an address
+   * that points at another asset's feed, which would price USDC at 3000.
+   */
+  readonly description: string | null;
 }
 
 export interface PriceFeedsConfig {
@@ -110,6 +115,9 @@ function priceFeedsConfig(read: ConfigReader, chains: ChainRegistry): PriceFeeds
       maxDeviationBps: read.has(`${path}.maxDeviationBps`)
         ? read.integer(`${path}.maxDeviationBps`, 1, 1_000_000)
         : null,
+      description: read.has(`${path}.description`)
+        ? read.text(`${path}.description`, /^.+$/, 'a feed description')
+        : null,
     };
   }
   const symbols = read.stringMap(`${ROOT}.symbols`, /^.+$/, 'the name of a feed');
@@ -131,4 +139,24 @@ function priceFeedsConfig(read: ConfigReader, chains: ChainRegistry): PriceFeeds
     },
   );
   return { feeds, symbols, overrides, cacheMs: read.integer(`${ROOT}.cacheMs`, 0, 3_600_000) };
+}
+
+/**
+ * The listed currencies no feed prices (`"BNB on 56"`): quotes in them are refused with `PRICE_UNAVAILABLE`
+ * (`no-feed`), so start-up names them once rather than letting the first user find out.
+ */
+export function currenciesWithoutFeed(config: PriceFeedsConfig, chains: ChainRegistry): string[] {
+  const overridden = new Set(config.overrides.map((o) => `${o.chainId}:${o.address.toLowerCase()}`));
+  return chains
+    .all()
+    .flatMap((chain) =>
+      [chain.nativeCurrency, ...chain.currencies]
+        .filter(
+          (currency, index, all) =>
+            all.findIndex((other) => other.address === currency.address) === index &&
+            !(currency.symbol in config.symbols) &&
+            !overridden.has(`${chain.id}:${currency.address.toLowerCase()}`),
+        )
+        .map((currency) => `${currency.symbol} on ${chain.id}`),
+    );
 }

@@ -1,5 +1,5 @@
 import { randomBytes, createHash } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { PublicKey } from '@solana/web3.js';
 import type { Hex } from 'viem';
@@ -16,13 +16,13 @@ import { fundedCallValue, orderCallsFromTxs } from './domain/order/order-calls.j
 import { QuoteError } from './domain/quote-error.js';
 import { buildOrder, type BuiltOrder } from './domain/order/order-data.js';
 import { Decimal, toUnits } from './domain/pricing/decimal.js';
-import { createPriceSource } from './domain/pricing/feeds/create-price-source.js';
 import type { PriceSource } from './domain/pricing/price-source.js';
 import { PriceBook } from './domain/pricing/price-book.js';
 import { priceQuote } from './domain/pricing/price-quote.js';
 import type { PricedQuote } from './domain/pricing/priced-quote.js';
 import { buildSteps, type BuildStepsInput, depositAddressOf } from './domain/steps/build-steps.js';
 import { PERPS_A_ACTIVATION_FEE_USD } from './domain/steps/perps-a.js';
+import { quotePriceSource } from './quote-price-source.js';
 import { type QuoteParties, resolveParties } from './quote-plan.js';
 import type { PriceRequestDto, QuoteRequestDto } from './quote-request.dto.js';
 import {
@@ -52,7 +52,6 @@ export class QuoteService {
   private readonly chains: ChainRegistry;
   private readonly prices: PriceSource;
   private readonly reader: ChainReader;
-  private readonly logger = new Logger('Prices');
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -60,18 +59,7 @@ export class QuoteService {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
     this.chains = config.chains;
-    this.prices = createPriceSource({
-      config: config.quotes.priceSource,
-      timeoutMs: config.quotes.rpcTimeoutMs,
-      clock,
-      events: {
-        onFallback: (error) =>
-          this.logger.warn(
-            `Price feeds unreachable (${error.message}): quotes use the development table quotes.priceSource.table until they answer`,
-          ),
-        onRecovered: () => this.logger.log('Price feeds answer again: quotes use them'),
-      },
-    });
+    this.prices = quotePriceSource(config, clock);
     this.reader = new ChainReader({
       cacheMs: config.quotes.gasPriceCacheMs,
       timeoutMs: config.quotes.rpcTimeoutMs,

@@ -99,15 +99,16 @@ describe(ChainlinkPriceSource.name, () => {
   /** A source over one feed named ETH (WETH shares it), read at `rpcUrl`. */
   const feedsConfig = (
     address: Address,
-    options: { rpcUrl?: string; maxDeviationBps?: number | null; maxAgeSeconds?: number } = {},
+    options: { rpcUrl?: string; maxDeviationBps?: number | null; description?: string | null } = {},
   ): PriceFeedsConfig => ({
     feeds: {
       ETH: {
         chainId: 31337,
         rpcUrl: options.rpcUrl ?? a.rpcUrl,
         address,
-        maxAgeSeconds: options.maxAgeSeconds ?? 3600,
+        maxAgeSeconds: 3600,
         maxDeviationBps: options.maxDeviationBps === undefined ? 2000 : options.maxDeviationBps,
+        description: options.description === undefined ? null : options.description,
       },
     },
     symbols: { ETH: 'ETH', WETH: 'ETH' },
@@ -128,7 +129,7 @@ describe(ChainlinkPriceSource.name, () => {
     expect(a.deployment.priceFeeds).toEqual(devnetPriceFeedAddresses());
     expect(b.deployment.priceFeeds).toBeNull();
     for (const { asset, usd } of DEVNET_PRICE_FEEDS) {
-      const sut = sourceOver(a.deployment.priceFeeds![asset]);
+      const sut = sourceOver(a.deployment.priceFeeds![asset], { description: `${asset} / USD` });
       await expect(sut.usdPrice(ETH)).resolves.toBe(usd);
     }
   });
@@ -221,6 +222,17 @@ describe(ChainlinkPriceSource.name, () => {
     await expect(sut.usdPrice(ETH)).resolves.toBe('9000');
     const [roundId] = await latestRound(feed);
     expect(roundId).toBe(3n);
+  });
+
+  it("refuses a feed that prices another asset than configured (USDC pointed at ETH's feed would be 3000)", async () => {
+    const sut = sourceOver(a.deployment.priceFeeds!.ETH, { description: 'USDC / USD' });
+    const error = await refusal(sut.usdPrice(ETH));
+    expect(error.errorCode).toBe('PRICE_UNAVAILABLE');
+    expect(error.errorData).toMatchObject({
+      reason: 'wrong-feed',
+      description: 'ETH / USD',
+      expectedDescription: 'USDC / USD',
+    });
   });
 
   it('feed chain down, production (feeds only): refuses with PRICE_UNAVAILABLE, reason unreachable', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadAppConfig } from '../../../src/config/app-config.js';
 import { ConfigError } from '../../../src/config/config.error.js';
-import { priceSourceConfig } from '../../../src/config/price-source-config.js';
+import { currenciesWithoutFeed, priceSourceConfig } from '../../../src/config/price-source-config.js';
 import { devnetPriceFeedAddresses } from '../../../scripts/devnet/deploy-price-feeds.js';
 import { PRODUCTION_CHAINS_ENV } from '../../support/production-env.js';
 
@@ -114,5 +114,39 @@ describe(priceSourceConfig.name, () => {
   ])('refuses a production config with %s', (_, edit, message) => {
     const dir = productionWith(edit);
     expect(configError(() => loadAppConfig(PRODUCTION, dir)).message).toMatch(message);
+  });
+
+  it('names the listed currencies no feed prices: none in development, BNB, POL and HYPE in production', () => {
+    const development = loadAppConfig({ ...SECRET }, configs);
+    if (development.quotes.priceSource.mode === 'table') throw new Error('table');
+    expect(currenciesWithoutFeed(development.quotes.priceSource.feeds, development.chains)).toEqual([]);
+
+    const production = loadAppConfig(PRODUCTION, configs);
+    if (production.quotes.priceSource.mode === 'table') throw new Error('table');
+    const unpriced = currenciesWithoutFeed(production.quotes.priceSource.feeds, production.chains);
+    expect(unpriced).toEqual(
+      expect.arrayContaining([
+        'BNB on 56',
+        'WBNB on 56',
+        'POL on 137',
+        'WPOL on 137',
+        'HYPE on 999',
+        'WHYPE on 999',
+      ]),
+    );
+    expect(unpriced.filter((entry) => !/^(W?BNB|W?POL|W?HYPE) /.test(entry))).toEqual([]);
+  });
+
+  it('checks the feed each symbol names describes that asset (the devnet feeds say "<ASSET> / USD")', () => {
+    for (const environment of ['development', 'test', 'production']) {
+      const env =
+        environment === 'production'
+          ? PRODUCTION
+          : { ...SECRET, ENVIRONMENT: environment, PRICE_SOURCE: 'feeds' };
+      const sut = loadAppConfig(env, configs).quotes.priceSource;
+      if (sut.mode === 'table') throw new Error('table');
+      for (const [name, feed] of Object.entries(sut.feeds.feeds))
+        expect(feed.description).toBe(`${name} / USD`);
+    }
   });
 });

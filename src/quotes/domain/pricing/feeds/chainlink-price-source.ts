@@ -29,8 +29,8 @@ interface CachedRead {
 /**
  * A `PriceSource` reading Chainlink-style USD feeds (`AggregatorV3Interface`) through viem. The currency's feed is
  * its (chainId, address) override, else its symbol's; without one the price is refused (`no-feed`), never guessed.
- * Each answer passes `checkFeedRound` (positive, complete, fresh against the injected clock, no jump past the
- * feed's deviation limit) or the quote is refused with a `PriceError` naming the currency.
+ * The feed must describe itself as configured (`"ETH / USD"`), and each answer passes `checkFeedRound` (positive,
+ * complete, fresh against the injected clock, no jump past the feed's deviation limit) or the quote is refused with a `PriceError` naming the currency.
  *
  * A feed's raw read is reused for `cacheMs` (a failure too, so a dead chain costs one timeout per period, not one
  * per quote); the checks run on every use, so a cached answer turns stale on time.
@@ -64,6 +64,14 @@ export class ChainlinkPriceSource implements PriceSource {
       const reason =
         error instanceof PriceFeedReadError && error.kind === 'unreachable' ? 'unreachable' : 'feed-error';
       throw new PriceError(reason, currency, `${name} / USD feed: ${(error as Error).message}`, where);
+    }
+    if (feed.description !== null && read.description !== feed.description) {
+      throw new PriceError(
+        'wrong-feed',
+        currency,
+        `${name} / USD feed: the contract at ${feed.address} prices "${read.description}", not "${feed.description}"`,
+        { ...where, description: read.description, expectedDescription: feed.description },
+      );
     }
     const verdict = checkFeedRound({
       latest: read.latest,

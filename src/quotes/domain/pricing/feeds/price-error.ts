@@ -9,6 +9,7 @@ export type PriceRefusal =
   | 'no-feed'
   | 'unreachable'
   | 'feed-error'
+  | 'wrong-feed'
   | 'non-positive-answer'
   | 'incomplete-round'
   | 'future-round'
