@@ -24,7 +24,7 @@ export function quotePriceSource(config: AppConfig, clock: Clock): PriceSource {
     events: {
       onFallback: (error) =>
         logger.warn(
-          `Price feeds unreachable (${error.message}): quotes use the development table quotes.priceSource.table until they answer`,
+          `Price feeds unreachable (${error.message}: ${(error.cause as Error | undefined)?.message ?? 'no detail'}): quotes use the development table quotes.priceSource.table until they answer`,
         ),
       onRecovered: () => logger.log('Price feeds answer again: quotes use them'),
     },

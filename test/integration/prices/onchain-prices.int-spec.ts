@@ -23,6 +23,7 @@ import {
   PRICE_FEED_DEPLOYER,
 } from '../../../scripts/devnet/deploy-price-feeds.js';
 import { type Devnet, startDevnets } from '../../support/devnet.js';
+import { RpcProxy } from '../../support/rpc-proxy.js';
 
 const feedArtifact = readArtifact('TestPriceFeed');
 const owner = privateKeyToAccount(PRICE_FEED_DEPLOYER.privateKey);
@@ -99,7 +100,12 @@ describe(ChainlinkPriceSource.name, () => {
   /** A source over one feed named ETH (WETH shares it), read at `rpcUrl`. */
   const feedsConfig = (
     address: Address,
-    options: { rpcUrl?: string; maxDeviationBps?: number | null; description?: string | null } = {},
+    options: {
+      rpcUrl?: string;
+      maxDeviationBps?: number | null;
+      description?: string | null;
+      cacheMs?: number;
+    } = {},
   ): PriceFeedsConfig => ({
     feeds: {
       ETH: {
@@ -113,7 +119,7 @@ describe(ChainlinkPriceSource.name, () => {
     },
     symbols: { ETH: 'ETH', WETH: 'ETH' },
     overrides: [],
-    cacheMs: 0,
+    cacheMs: options.cacheMs ?? 0,
   });
   const sourceOver = (address: Address, options: Parameters<typeof feedsConfig>[1] = {}) =>
     new ChainlinkPriceSource({ config: feedsConfig(address, options), timeoutMs: 1000, clock: systemClock });
@@ -235,11 +241,54 @@ describe(ChainlinkPriceSource.name, () => {
     });
   });
 
+  it('concurrent quotes share one read; a read (or a failure) is reused for cacheMs, its freshness checked on each use', async () => {
+    let down = false;
+    const proxy = new RpcProxy(a.rpcUrl, () => (down ? { kind: 'error', message: 'node down' } : null));
+    const rpcUrl = await proxy.start();
+    try {
+      const latestReads = () => proxy.calls.filter((call) => call.method === 'eth_call').length;
+      const uncached = sourceOver(a.deployment.priceFeeds!.ETH, { rpcUrl });
+      await Promise.all([uncached.usdPrice(ETH), uncached.usdPrice(currency('WETH'))]);
+      const oneRead = latestReads();
+      expect(oneRead).toBe(4); // decimals, description, latestRoundData, getRoundData(previous)
+      await uncached.usdPrice(ETH);
+      expect(latestReads()).toBe(2 * oneRead);
+
+      let nowMs = 1_000_000;
+      const cached = new ChainlinkPriceSource({
+        config: feedsConfig(a.deployment.priceFeeds!.ETH, { rpcUrl, cacheMs: 2000 }),
+        timeoutMs: 1000,
+        clock: systemClock,
+        nowMs: () => nowMs,
+      });
+      await cached.usdPrice(ETH);
+      await cached.usdPrice(ETH);
+      expect(latestReads()).toBe(3 * oneRead);
+      nowMs += 2000;
+      down = true;
+      const error = await refusal(cached.usdPrice(ETH));
+      expect(error.errorData).toMatchObject({ reason: 'feed-error' });
+      await refusal(cached.usdPrice(ETH));
+      const failedCalls = latestReads();
+      down = false;
+      await refusal(cached.usdPrice(ETH)); // the failure is reused until cacheMs passes
+      expect(latestReads()).toBe(failedCalls);
+      nowMs += 2000;
+      await expect(cached.usdPrice(ETH)).resolves.toBe('3000');
+    } finally {
+      await proxy.stop();
+    }
+  });
+
   it('feed chain down, production (feeds only): refuses with PRICE_UNAVAILABLE, reason unreachable', async () => {
     const sut = sourceOver(a.deployment.priceFeeds!.ETH, { rpcUrl: 'http://127.0.0.1:1' });
     const error = await refusal(sut.usdPrice(ETH));
     expect(error.errorCode).toBe('PRICE_UNAVAILABLE');
     expect(error.errorData).toMatchObject({ reason: 'unreachable', symbol: 'ETH' });
+    // The answer carries no RPC detail (production URLs carry keys); the cause keeps it for the logs.
+    expect(error.message).toBe('The ETH / USD price feed: its chain did not answer');
+    expect(JSON.stringify(error.errorData)).not.toContain('127.0.0.1');
+    expect(error.cause).toBeInstanceOf(Error);
   });
 
   it('a feed address with no contract is a failed read, not an outage: no fallback may hide it', async () => {

@@ -63,7 +63,11 @@ export class ChainlinkPriceSource implements PriceSource {
     } catch (error) {
       const reason =
         error instanceof PriceFeedReadError && error.kind === 'unreachable' ? 'unreachable' : 'feed-error';
-      throw new PriceError(reason, currency, `${name} / USD feed: ${(error as Error).message}`, where);
+      // The answer names no RPC detail (production URLs carry keys); the cause stays for the logs.
+      const what = reason === 'unreachable' ? 'its chain did not answer' : 'it could not be read';
+      const refused = new PriceError(reason, currency, `The ${name} / USD price feed: ${what}`, where);
+      refused.cause = error;
+      throw refused;
     }
     if (feed.description !== null && read.description !== feed.description) {
       throw new PriceError(
@@ -93,13 +97,15 @@ export class ChainlinkPriceSource implements PriceSource {
     const key = `${feed.chainId}:${feed.address}`;
     const cached = this.cache.get(key);
     const now = this.nowMs();
-    if (cached && now - cached.at < this.options.config.cacheMs) return cached.read;
+    // With cacheMs 0 an entry exists only while its read is in flight: concurrent quotes still share it.
+    if (cached && (this.options.config.cacheMs === 0 || now - cached.at < this.options.config.cacheMs)) {
+      return cached.read;
+    }
     const read = readPriceFeed({
       client: this.client(feed.rpcUrl),
       address: feed.address,
       timeoutMs: this.options.timeoutMs,
     });
-    // Concurrent quotes share one read; with cacheMs 0 the entry only lives while the read is in flight.
     this.cache.set(key, { at: now, read });
     read
       .catch(() => undefined)
