@@ -307,12 +307,15 @@ describe(ChainlinkPriceSource.name, () => {
     expect(events.fallbacks).toHaveLength(0);
   });
 
-  it('feed chain down, development: the table answers, said once; a stale feed on a live chain is still refused', async () => {
+  it('feed chain down, development: the table answers, said once; back up, the feed answers again; a stale feed is never hidden', async () => {
     const events = fallbackEvents();
     const feed = await deployFeed(8, parseUnits('2500', 8));
-    let rpcUrl = 'http://127.0.0.1:1';
-    const fallback = () =>
-      createPriceSource({
+    let down = true;
+    // The proxy drops the connection: the caller sees a chain that does not answer.
+    const proxy = new RpcProxy(a.rpcUrl, () => (down ? { kind: 'hang-up-after-forward' } : null));
+    const rpcUrl = await proxy.start();
+    try {
+      const sut = createPriceSource({
         config: {
           mode: 'feeds-with-table-fallback',
           feeds: feedsConfig(feed, { rpcUrl }),
@@ -322,17 +325,20 @@ describe(ChainlinkPriceSource.name, () => {
         clock: systemClock,
         events,
       });
-    const down = fallback();
-    await expect(down.usdPrice(ETH)).resolves.toBe('3000');
-    await expect(down.usdPrice(ETH)).resolves.toBe('3000');
-    expect(events.fallbacks.map((error) => error.reason)).toEqual(['unreachable']);
+      await expect(sut.usdPrice(ETH)).resolves.toBe('3000');
+      await expect(sut.usdPrice(ETH)).resolves.toBe('3000');
+      expect(events.fallbacks.map((error) => error.reason)).toEqual(['unreachable']);
 
-    rpcUrl = a.rpcUrl;
-    const up = fallback();
-    await expect(up.usdPrice(ETH)).resolves.toBe('2500');
-    const old = nowSeconds() - 7200n;
-    await write(feed, 'setRoundData', [2n, parseUnits('2500', 8), old, old, 2n]);
-    expect((await refusal(up.usdPrice(ETH))).errorCode).toBe('PRICE_STALE');
-    expect(events.fallbacks).toHaveLength(1);
+      down = false;
+      await expect(sut.usdPrice(ETH)).resolves.toBe('2500');
+      expect(events.recoveries()).toBe(1);
+
+      const old = nowSeconds() - 7200n;
+      await write(feed, 'setRoundData', [2n, parseUnits('2500', 8), old, old, 2n]);
+      expect((await refusal(sut.usdPrice(ETH))).errorCode).toBe('PRICE_STALE');
+      expect(events.fallbacks).toHaveLength(1);
+    } finally {
+      await proxy.stop();
+    }
   });
 });
