@@ -6,6 +6,7 @@ import {
   deployDevnet,
   type DevnetDeployment,
 } from './devnet/deploy-devnet.js';
+import { PRICE_FEED_DEPLOYER } from './devnet/deploy-price-feeds.js';
 import { type LocalChain, repositoryRoot, startLocalChain } from './devnet/local-chain.js';
 
 /**
@@ -124,8 +125,14 @@ function summary(
       `    WETH             ${deployment.weth}`,
       `    SmartWallet      ${deployment.smartWallet}  (owner: user)`,
       `    CallExecutor     ${deployment.callExecutor}  (solver: solver)`,
-      '',
     );
+    if (deployment.priceFeeds) {
+      lines.push(`    Price feeds (USD, 8 decimals, owner: account #5 ${PRICE_FEED_DEPLOYER.address}):`);
+      for (const [asset, address] of Object.entries(deployment.priceFeeds)) {
+        lines.push(`      ${asset.padEnd(14)} ${address}`);
+      }
+    }
+    lines.push('');
   });
   const usdc = (amount: bigint) => (amount / 1_000_000n).toLocaleString('en-US');
   lines.push(

@@ -12,6 +12,12 @@ import {
   parseUnits,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import {
+  deployPriceFeeds,
+  type DevnetPriceFeeds,
+  PRICE_FEED_CHAIN_ID,
+  priceFeedAccount,
+} from './deploy-price-feeds.js';
 import { repositoryRoot, rpc } from './local-chain.js';
 
 export interface DevnetAccount {
@@ -82,6 +88,8 @@ export interface DevnetDeployment {
   readonly smartWallet: Address;
   /** FerryCallExecutor (solver: the solver account), deployed after the USDC mints (deployer nonce 6). */
   readonly callExecutor: Address;
+  /** The USD price feeds by asset, on the price chain (31337) only; null elsewhere (docs/prices.md). */
+  readonly priceFeeds: DevnetPriceFeeds | null;
 }
 
 export interface DeployDevnetParameters {
@@ -93,7 +101,8 @@ export interface DeployDevnetParameters {
  * Deploys FerryDepository (owner: the solver), TestUSDC, TestWETH and SmartWallet (owner: the user) from the
  * deployer, in that order, then mints USDC to the solver and the user, then deploys FerryCallExecutor (solver: the
  * solver account). On a fresh chain the deployer's nonces 0 to 3 and 6 give the addresses the config files list
- * (0x5FbDB…, 0xe7f17…, 0x9fE46…, 0xCf7Ed…, executor 0x01658…). Automine is switched on
+ * (0x5FbDB…, 0xe7f17…, 0x9fE46…, 0xCf7Ed…, executor 0x01658…). On the price chain (31337) Hardhat account #5 then
+ * deploys the USD price feeds (`deployPriceFeeds`), at addresses no other deployment moves. Automine is switched on
  * for the deployment and restored after, so an interval-mined chain does not wait a block per transaction.
  *
  * @example const deployment = await deployDevnet({ rpcUrl: 'http://127.0.0.1:8545', chainId: 31337 })
@@ -151,10 +160,16 @@ export async function deployDevnet({ rpcUrl, chainId }: DeployDevnetParameters):
       });
       await confirm(hash, `Minting USDC to ${to}`);
     }
-    return {
-      ...contracts,
-      callExecutor: await deploy(callExecutor, [DEVNET_ACCOUNTS.solver.address]),
-    };
+    const executor = await deploy(callExecutor, [DEVNET_ACCOUNTS.solver.address]);
+    const priceFeeds =
+      chainId === PRICE_FEED_CHAIN_ID
+        ? await deployPriceFeeds({
+            reader,
+            wallet: createWalletClient({ account: priceFeedAccount(), chain, transport }),
+            artifact: readArtifact('TestPriceFeed'),
+          })
+        : null;
+    return { ...contracts, callExecutor: executor, priceFeeds };
   } finally {
     if (!automine) await rpc(rpcUrl, 'evm_setAutomine', [false]);
   }

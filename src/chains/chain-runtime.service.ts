@@ -1,4 +1,4 @@
-import { priceSourceFor } from '../quotes/price-source.provider.js';
+import { quotePriceSource } from '../quotes/quote-price-source.js';
 import {
   type BeforeApplicationShutdown,
   Inject,
@@ -62,7 +62,7 @@ export class ChainRuntime implements OnApplicationBootstrap, BeforeApplicationSh
           batchSize: 50,
           leaseMs: runtime.solverLeaseMs,
           onError: (error) => this.warnThrottled('solver', 'solver', error),
-          prices: priceSourceFor(config),
+          prices: quotePriceSource(config, clock),
         })
       : null;
     this.relayerJournal = runtime.relayerPrivateKey

@@ -3,6 +3,7 @@ import { apiKeySecret } from '../api-keys/api-key-secret.js';
 import { type ChainRegistry, loadChainRegistry } from '../chains/chain-registry.js';
 import { ConfigError } from './config.error.js';
 import { loadConfigFile, type LoadedConfigFile } from './config-file.js';
+import { type PriceSourceConfig, priceSourceConfig } from './price-source-config.js';
 import type { Env } from './resolve-placeholders.js';
 
 export type DatabaseConfig =
@@ -72,8 +73,8 @@ export interface QuotesConfig {
   /** DEX fee and expected impact of swaps, basis points of the input. */
   readonly swapFeeBps: number;
   readonly swapImpactBps: number;
-  /** USD per whole unit by symbol (exact decimal strings). */
-  readonly prices: Readonly<Record<string, string>>;
+  /** Where USD prices come from: feeds, the development table, or both (docs/prices.md). */
+  readonly priceSource: PriceSourceConfig;
   /** The most an API key with fee sponsorship pays for one quote, in USD (API keys have no cap of their own yet). */
   readonly maxSubsidizationUsd: string;
   /** How long a gas price read from a chain is reused, and how long an RPC may take before the default is used. */
@@ -109,6 +110,8 @@ export function loadAppConfig(env: Env, configDir = resolve('configs')): AppConf
   }
   const file = loadConfigFile(configDir, 'app', environment, env);
   const read = new ConfigReader(file);
+  // Loaded in its place among the sections (errors keep their order); the price feeds need it.
+  let chains: ChainRegistry;
 
   return {
     environment,
@@ -152,8 +155,8 @@ export function loadAppConfig(env: Env, configDir = resolve('configs')): AppConf
       allowInsecureLocalTargets: read.boolean('webhooks.allowInsecureLocalTargets'),
     },
     adminApiToken: adminApiToken(env),
-    chains: loadChainRegistry(env, environment, configDir),
-    quotes: quotesConfig(read),
+    chains: (chains = loadChainRegistry(env, environment, configDir)),
+    quotes: quotesConfig(read, environment, chains),
     chainRuntime: {
       watcherRun: read.boolean('chainRuntime.watcherRun'),
       pollIntervalMs: read.integer('chainRuntime.pollIntervalMs', 10, 600_000),
@@ -215,8 +218,7 @@ function privateKey(env: Env, variable: string, read: ConfigReader, path: string
   return value as `0x${string}`;
 }
 
-function quotesConfig(read: ConfigReader): QuotesConfig {
-  const prices = read.stringMap('quotes.prices', USD, 'a decimal USD price such as "3000" or "0.9998"');
+function quotesConfig(read: ConfigReader, environment: string, chains: ChainRegistry): QuotesConfig {
   return {
     hubChainId: read.integer('quotes.hubChainId', 1, Number.MAX_SAFE_INTEGER),
     quoteTtlSeconds: read.integer('quotes.quoteTtlSeconds', 10, 86_400),
@@ -228,7 +230,7 @@ function quotesConfig(read: ConfigReader): QuotesConfig {
     ),
     swapFeeBps: read.integer('quotes.swapFeeBps', 0, 1000),
     swapImpactBps: read.integer('quotes.swapImpactBps', 0, 1000),
-    prices,
+    priceSource: priceSourceConfig(read, environment, chains),
     maxSubsidizationUsd: read.text('quotes.maxSubsidizationUsd', USD, 'a decimal USD amount'),
     gasPriceCacheMs: read.integer('quotes.gasPriceCacheMs', 0, 3_600_000),
     rpcTimeoutMs: read.integer('quotes.rpcTimeoutMs', 50, 60_000),
@@ -293,7 +295,7 @@ function logLevel(env: Env): LogLevel {
 }
 
 /** Typed access to one resolved config file; errors name the variable a value came from. */
-class ConfigReader {
+export class ConfigReader {
   constructor(private readonly file: LoadedConfigFile) {}
 
   integer(path: string, min: number, max: number): number {
@@ -374,6 +376,20 @@ class ConfigReader {
     return map;
   }
 
+  /** Whether the key is present (any value but undefined). */
+  has(path: string): boolean {
+    return this.node(path) !== undefined;
+  }
+
+  /** The keys of an object. */
+  keys(path: string): string[] {
+    const raw = this.raw(path);
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+      throw this.error(path, `must be an object (got ${JSON.stringify(raw)})`);
+    }
+    return Object.keys(raw);
+  }
+
   /** The length of an array. */
   length(path: string): number {
     const raw = this.raw(path);
@@ -382,11 +398,16 @@ class ConfigReader {
   }
 
   private raw(path: string): unknown {
+    const node = this.node(path);
+    if (node === undefined) throw this.error(path, 'is missing');
+    return node;
+  }
+
+  private node(path: string): unknown {
     let node: unknown = this.file.value;
     for (const key of path.split('.')) {
       node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined;
     }
-    if (node === undefined) throw this.error(path, 'is missing');
     return node;
   }
 

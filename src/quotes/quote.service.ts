@@ -24,8 +24,8 @@ import { priceQuote } from './domain/pricing/price-quote.js';
 import type { PricedQuote } from './domain/pricing/priced-quote.js';
 import { buildSteps, type BuildStepsInput, depositAddressOf } from './domain/steps/build-steps.js';
 import { activationFeeUsd, PerpsAActivation } from './perps-a-activation.js';
+import { quotePriceSource } from './quote-price-source.js';
 import { type QuoteParties, resolveParties } from './quote-plan.js';
-import { priceSourceFor } from './price-source.provider.js';
 import { DEFAULT_SETTLEMENT, SETTLEMENT_SUPPORT, type SettlementSupport } from './settlement-support.js';
 import type { PriceRequestDto, QuoteRequestDto } from './quote-request.dto.js';
 import {
@@ -67,7 +67,7 @@ export class QuoteService {
     @Optional() @Inject(SETTLEMENT_SUPPORT) private readonly settlement?: SettlementSupport,
   ) {
     this.chains = config.chains;
-    this.prices = priceSourceFor(config);
+    this.prices = quotePriceSource(config, clock);
     this.reader = new ChainReader({
       cacheMs: config.quotes.gasPriceCacheMs,
       timeoutMs: config.quotes.rpcTimeoutMs,

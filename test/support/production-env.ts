@@ -1,5 +1,9 @@
-/** The chain variables production requires (configs/chains.production.json): valid values of each format. */
+/**
+ * The chain variables production requires (configs/chains.production.json), valid values of each format, and the
+ * RPC of chain 1, which holds the price feeds (configs/app.production.json, docs/prices.md).
+ */
 export const PRODUCTION_CHAINS_ENV: Readonly<Record<string, string>> = {
+  RPC_URL_1: 'https://ethereum-rpc.example.invalid',
   EVM_DEPOSITORY_ADDRESS: '0x1111111111111111111111111111111111111111',
   EVM_SOLVER_ADDRESS: '0x2222222222222222222222222222222222222222',
   PERPS_A_DEPOSITORY_ADDRESS: '0x3333333333333333333333333333333333333333',

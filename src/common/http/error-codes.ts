@@ -68,6 +68,16 @@ export const ERROR_CODES = {
     description:
       'No route exists between the two currencies (for example a pair no solver holds, or a flow the chains do not support).',
   },
+  PRICE_UNAVAILABLE: {
+    status: 400,
+    description:
+      "No trustworthy USD price for a currency the quote needs: no feed is configured for it, the feed's chain did not answer, or the feed's answer was refused (not positive, an incomplete round, dated in the future, or moved more than its limit in one round). `errorData` names the currency (`chainId`, `address`, `symbol`) and the `reason`; nothing is recorded. Retry later (docs/prices.md).",
+  },
+  PRICE_STALE: {
+    status: 400,
+    description:
+      "The USD price feed of a currency the quote needs has not been updated for longer than its limit (`errorData.updatedAt`, `ageSeconds`, `maxAgeSeconds`, and the currency's `chainId`, `address`, `symbol`); Ferry never quotes from an old price. Retry later (docs/prices.md).",
+  },
   ROUTE_TOO_LARGE: {
     status: 400,
     description:

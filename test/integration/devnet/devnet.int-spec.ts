@@ -29,6 +29,7 @@ import {
   permitNonce,
 } from '../../../src/quotes/domain/steps/permit.js';
 import { readArtifact } from '../../../scripts/devnet/deploy-devnet.js';
+import { devnetPriceFeedAddresses } from '../../../scripts/devnet/deploy-price-feeds.js';
 import { type Devnet, startDevnet, startDevnets } from '../../support/devnet.js';
 import { freePort } from '../../support/process.js';
 
@@ -106,7 +107,8 @@ describe('local devnets (npm run devnet, test/support/devnet.ts)', () => {
   it('deploys every contract at the address the config files list, on both chains', async () => {
     for (const devnet of [a, b]) {
       const reader = clientsOf(devnet).reader;
-      for (const address of Object.values(devnet.deployment)) {
+      const { priceFeeds, ...contracts } = devnet.deployment;
+      for (const address of [...Object.values(contracts), ...Object.values(priceFeeds ?? {})]) {
         expect((await reader.getCode({ address }))?.length).toBeGreaterThan(2);
       }
       for (const environment of ['development', 'test']) {
@@ -119,6 +121,18 @@ describe('local devnets (npm run devnet, test/support/devnet.ts)', () => {
       }
     }
     expect(a.deployment.smartWallet).toBe('0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9');
+  });
+
+  it('deploys the price feeds on 31337 only, from account #5, at the addresses the app configs list', async () => {
+    expect(b.deployment.priceFeeds).toBeNull();
+    expect(a.deployment.priceFeeds).toEqual(devnetPriceFeedAddresses());
+    for (const environment of ['development', 'test']) {
+      const app = JSON.parse(readFileSync(join(ROOT, 'configs', `app.${environment}.json`), 'utf8'));
+      const feeds = app.quotes.priceSource.feeds as Record<string, { chainId: number; address: string }>;
+      for (const [asset, address] of Object.entries(a.deployment.priceFeeds!)) {
+        expect(feeds[asset]).toMatchObject({ chainId: 31337, address });
+      }
+    }
   });
 
   it('gives TestUSDC the token metadata and EIP-712 domain the configs declare', async () => {

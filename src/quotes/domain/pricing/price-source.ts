@@ -3,11 +3,13 @@ import type { Currency } from '../../../requests/domain/records.js';
 /**
  * Where USD prices come from: the port the quote service asks once per currency a quote needs (through a
  * `PriceBook`). The answer is a decimal string of USD per one whole unit (`"3000"` for ETH, `"0.9998"` for USDC), or
- * null when the source has no price for that currency (the quote then fails with `NO_ROUTE`).
+ * null when the source has no price for that currency (the quote then fails with `NO_ROUTE`). A source that has a
+ * price it must not use (a stale or broken feed, an unreachable feed chain) rejects with a `PriceError`
+ * (`PRICE_STALE`, `PRICE_UNAVAILABLE`) naming the currency, and the quote is refused with it.
  *
- * Implementations sit in their own files: `ConfigPriceSource` (a fixed table from configuration) today; an onchain
- * reader (an oracle or a pool's spot price) later only has to answer the same question. docs/fees.md says what an
- * implementation must guarantee.
+ * Implementations sit in their own files: `ChainlinkPriceSource` (onchain USD feeds, production),
+ * `ConfigPriceSource` (a fixed table: tests, and the development fallback), `TableFallbackPriceSource` (the two,
+ * development). docs/prices.md says which runs where; docs/fees.md what an implementation must guarantee.
  */
 export interface PriceSource {
   usdPrice(currency: Currency): Promise<string | null>;
