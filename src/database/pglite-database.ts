@@ -101,8 +101,13 @@ export class PgliteDatabase implements Database {
   }
 }
 
+/**
+ * `rowCount` as pg reports it: the rows a SELECT (or a RETURNING) gave, else the rows a write touched. PGlite reports
+ * `affectedRows: 0` for a SELECT, so preferring it made every `SELECT … FOR UPDATE` guard read as "no row": on
+ * embedded storage the solver's fencing guard always failed and no fill was ever sent.
+ */
 function toResult<R>(result: { rows: R[]; affectedRows?: number }): QueryResult<R> {
-  return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+  return { rows: result.rows, rowCount: result.rows.length || (result.affectedRows ?? 0) };
 }
 
 /** PGlite serialises by the server's parameter types; text forms keep bigint and arrays of it exact. */
