@@ -92,6 +92,7 @@ function addressesFile(chains: readonly LocalChain[], deployments: readonly Devn
         {
           depository: deployments[index].depository,
           callExecutor: deployments[index].callExecutor,
+          depositAddressFactory: deployments[index].depositAddressFactory,
           solver: DEVNET_ACCOUNTS.solver.address,
           currencies: { USDC: deployments[index].usdc, WETH: deployments[index].weth },
         },
@@ -124,6 +125,7 @@ function summary(
       `    WETH             ${deployment.weth}`,
       `    SmartWallet      ${deployment.smartWallet}  (owner: user)`,
       `    CallExecutor     ${deployment.callExecutor}  (solver: solver)`,
+      `    DepositAddresses ${deployment.depositAddressFactory}  (factory; owner: solver)`,
       '',
     );
   });

@@ -82,6 +82,8 @@ export interface DevnetDeployment {
   readonly smartWallet: Address;
   /** FerryCallExecutor (solver: the solver account), deployed after the USDC mints (deployer nonce 6). */
   readonly callExecutor: Address;
+  /** FerryDepositAddressFactory (owner: the solver; depository: above), deployed last (deployer nonce 7). */
+  readonly depositAddressFactory: Address;
 }
 
 export interface DeployDevnetParameters {
@@ -92,8 +94,9 @@ export interface DeployDevnetParameters {
 /**
  * Deploys FerryDepository (owner: the solver), TestUSDC, TestWETH and SmartWallet (owner: the user) from the
  * deployer, in that order, then mints USDC to the solver and the user, then deploys FerryCallExecutor (solver: the
- * solver account). On a fresh chain the deployer's nonces 0 to 3 and 6 give the addresses the config files list
- * (0x5FbDB…, 0xe7f17…, 0x9fE46…, 0xCf7Ed…, executor 0x01658…). Automine is switched on
+ * solver account) and FerryDepositAddressFactory (owner: the solver). On a fresh chain the deployer's nonces 0 to 3, 6
+ * and 7 give the addresses the config files list (0x5FbDB…, 0xe7f17…, 0x9fE46…, 0xCf7Ed…, executor 0x01658…,
+ * deposit-address factory 0xa513E…). Automine is switched on
  * for the deployment and restored after, so an interval-mined chain does not wait a block per transaction.
  *
  * @example const deployment = await deployDevnet({ rpcUrl: 'http://127.0.0.1:8545', chainId: 31337 })
@@ -112,12 +115,13 @@ export async function deployDevnet({ rpcUrl, chainId }: DeployDevnetParameters):
     chain,
     transport,
   });
-  const [depository, usdc, weth, smartWallet, callExecutor] = [
+  const [depository, usdc, weth, smartWallet, callExecutor, depositAddressFactory] = [
     'FerryDepository',
     'TestUSDC',
     'TestWETH',
     'SmartWallet',
     'FerryCallExecutor',
+    'FerryDepositAddressFactory',
   ].map(readArtifact);
 
   const automine = await rpc<boolean>(rpcUrl, 'hardhat_getAutomine');
@@ -151,9 +155,14 @@ export async function deployDevnet({ rpcUrl, chainId }: DeployDevnetParameters):
       });
       await confirm(hash, `Minting USDC to ${to}`);
     }
+    const executor = await deploy(callExecutor, [DEVNET_ACCOUNTS.solver.address]);
     return {
       ...contracts,
-      callExecutor: await deploy(callExecutor, [DEVNET_ACCOUNTS.solver.address]),
+      callExecutor: executor,
+      depositAddressFactory: await deploy(depositAddressFactory, [
+        DEVNET_ACCOUNTS.solver.address,
+        contracts.depository,
+      ]),
     };
   } finally {
     if (!automine) await rpc(rpcUrl, 'evm_setAutomine', [false]);

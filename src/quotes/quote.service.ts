@@ -22,6 +22,7 @@ import { PriceBook } from './domain/pricing/price-book.js';
 import { priceQuote } from './domain/pricing/price-quote.js';
 import type { PricedQuote } from './domain/pricing/priced-quote.js';
 import { buildSteps, type BuildStepsInput, depositAddressOf } from './domain/steps/build-steps.js';
+import { assertDepositAddressEligible } from './domain/steps/deposit-address-eligibility.js';
 import { PERPS_A_ACTIVATION_FEE_USD } from './domain/steps/perps-a.js';
 import { type QuoteParties, resolveParties } from './quote-plan.js';
 import type { PriceRequestDto, QuoteRequestDto } from './quote-request.dto.js';
@@ -75,13 +76,7 @@ export class QuoteService {
   async quote(request: QuoteRequestDto, apiKey: AuthenticatedApiKey | null): Promise<QuoteResponse> {
     const { parties, priced, userBalance } = await this.priceRequest(request, apiKey);
     if (request.useDepositAddress === true) {
-      // The address would be a CREATE2 address no receiver is deployed to and nothing watches: never quote a step
-      // that sends funds where Ferry cannot settle them (issue "Honest quotes" builds the receiver).
-      throw new QuoteError(
-        'DEPOSIT_ADDRESS_UNAVAILABLE',
-        'Deposit addresses are not available yet: use the depository deposit step (drop useDepositAddress)',
-        { option: 'useDepositAddress' },
-      );
+      assertDepositAddressEligible({ ...parties, requestType: priced.requestType });
     }
     const now = this.clock.now();
     const quoteExpiresAt = new Date(now.getTime() + this.config.quotes.quoteTtlSeconds * 1000);
