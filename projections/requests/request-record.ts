@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '../../src/event-store/event-store.js';
 import type {
   DepositConfirmedData,
+  DepositAddressFundedData,
   DepositDetectedData,
   DepositSubmittedData,
   FillFailedData,
@@ -238,7 +239,8 @@ export function evolveRequestRecord(
           depositAddress: v3.depositAddress
             ? {
                 ...v3.depositAddress,
-                depositTxHash: e.txHash,
+                // A deposit address's own transfer (DepositAddressFunded) names them first; the sweep does not.
+                depositTxHash: v3.depositAddress.depositTxHash ?? e.txHash,
                 depositor: v3.depositAddress.depositor ?? e.depositor,
               }
             : null,
@@ -397,6 +399,25 @@ export function evolveRequestRecord(
         expired: true,
         expiredReason: e.reason,
       };
+    }
+    case 'DepositAddressFunded': {
+      // The user's transfer into the deposit address: its sender and hash are the record's depositor and
+      // depositTxHash (the spec's "origin-chain hash of the depositor transfer"), and it lists the request.
+      const e = event.data as DepositAddressFundedData;
+      return touch(
+        {
+          ...v3,
+          depositAddress: v3.depositAddress
+            ? { ...v3.depositAddress, depositor: e.depositor, depositTxHash: e.txHash }
+            : null,
+          data: {
+            ...v3.data,
+            inTxs: upsertTx(v3.data.inTxs, txRecord(e.chainId, e.txHash, 'deposit', 'success', e)),
+          },
+        },
+        e.detectedAt,
+        true,
+      );
     }
     case 'RequestSuperseded': {
       const e = event.data as RequestSupersededData;

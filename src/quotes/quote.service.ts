@@ -22,6 +22,7 @@ import { PriceBook } from './domain/pricing/price-book.js';
 import { priceQuote } from './domain/pricing/price-quote.js';
 import type { PricedQuote } from './domain/pricing/priced-quote.js';
 import { buildSteps, type BuildStepsInput, depositAddressOf } from './domain/steps/build-steps.js';
+import { WatchDepositAddressCommand } from '../chains/deposit-addresses/watch-deposit-address.command.js';
 import { assertDepositAddressEligible } from './domain/steps/deposit-address-eligibility.js';
 import { PERPS_A_ACTIVATION_FEE_USD } from './domain/steps/perps-a.js';
 import { type QuoteParties, resolveParties } from './quote-plan.js';
@@ -48,6 +49,12 @@ interface Priced {
  * and the steps (pure: `buildOrder`, `buildSteps`), record the request (`RecordQuote` through the command bus, so the
  * request exists as `waiting` before its id is handed out) and answer. `/price` stops before the order.
  */
+/**
+ * How long after its quote expired a deposit address is still watched: a transfer that arrives late is seen and
+ * given back rather than left for the recovery address (docs/deposit-addresses.md).
+ */
+const DEPOSIT_ADDRESS_WATCH_GRACE_MS = 7 * 24 * 3_600_000;
+
 @Injectable()
 export class QuoteService {
   private readonly chains: ChainRegistry;
@@ -146,6 +153,17 @@ export class QuoteService {
           }
         : {}),
     };
+    if (depositAddress) {
+      // Watched before the request exists, so no transfer can reach the address unseen.
+      await this.commands.execute(
+        new WatchDepositAddressCommand(
+          parties.origin.id,
+          depositAddress.address,
+          requestId,
+          new Date(quoteExpiresAt.getTime() + DEPOSIT_ADDRESS_WATCH_GRACE_MS),
+        ),
+      );
+    }
     await this.commands.execute(
       new ExecuteRequestCommand(requestId, { type: 'RecordQuote', data: quoted }, { actor: 'quote' }),
     );
