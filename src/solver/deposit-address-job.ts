@@ -65,7 +65,10 @@ export class DepositAddressJob {
         }
         failpoint('sweep:after-record');
       }
-      if (entry.state === 'signed') await this.deps.journal.release(origin, entry);
+      if (entry.state === 'signed') {
+        await this.deps.journal.release(origin, entry);
+        failpoint('sweep:after-broadcast');
+      }
       return entry;
     });
     if (typeof sent === 'string') return sent;
