@@ -1,0 +1,166 @@
+import { type Address, encodeFunctionData, type Hex, parseEther } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { depositAddressFactoryAbi } from '../../../src/chains/abi/deposit-address-factory.js';
+import { DATABASE, type Database } from '../../../src/database/database.js';
+import { startTestApp, type TestApp } from '../../support/app.js';
+import {
+  ChainClients,
+  postJson,
+  requestStatus,
+  settlementEnv,
+  waitFor,
+} from '../../support/chain-clients.js';
+import { type Devnet, startDevnets } from '../../support/devnet.js';
+import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import { ETH, ethQuoteBody, eventTypesOf, freshRecipient, journalOf } from './settlement-support.js';
+
+const smartWalletAbi = [
+  {
+    type: 'function',
+    name: 'executeBatch',
+    stateMutability: 'payable',
+    inputs: [
+      {
+        name: 'calls',
+        type: 'tuple[]',
+        components: [
+          { name: 'to', type: 'address' },
+          { name: 'value', type: 'uint256' },
+          { name: 'data', type: 'bytes' },
+        ],
+      },
+    ],
+    outputs: [],
+  },
+] as const;
+
+/**
+ * The recovery address on real chains, played against Ferry: it pulls funds Ferry has not swept, and racing a sweep
+ * it cannot make Ferry pay twice (a fill only follows the depository event a sweep emits, and a sweep of recovered
+ * funds reverts at gas estimation, so nothing is journaled or sent).
+ */
+describe('deposit-address recovery on local chains', () => {
+  let a: Devnet;
+  let b: Devnet;
+  let clients: ChainClients;
+  let database: TestDatabase;
+  const apps: TestApp[] = [];
+  const recoveryKey = `0x${'c9'.repeat(32)}` as Hex;
+  const recovery = privateKeyToAccount(recoveryKey).address;
+  let seed = 0x60;
+
+  const start = async (env: Record<string, string> = {}) => {
+    const app = await startTestApp(settlementEnv(a, b, env), [], undefined, database);
+    apps.push(app);
+    return app;
+  };
+  const quoteOn = async (app: TestApp) => {
+    const recipient = freshRecipient(seed++);
+    const { code, body } = await postJson(app, '/quote/v2', {
+      ...ethQuoteBody(a, b, a.accounts.user.address, recipient),
+      useDepositAddress: true,
+      recoveryAddress: recovery,
+    });
+    expect(code).toBe(200);
+    const quote = body as {
+      steps: { depositAddress: Address }[];
+      protocol: { v2: { orderId: Hex } };
+      details: { currencyIn: { amount: string } };
+    };
+    return {
+      id: quote.protocol.v2.orderId,
+      address: quote.steps[0].depositAddress,
+      amount: BigInt(quote.details.currencyIn.amount),
+      recipient,
+    };
+  };
+  const recover = (id: Hex) =>
+    clients.send(
+      a.chainId,
+      recoveryKey,
+      a.deployment.depositAddressFactory,
+      encodeFunctionData({ abi: depositAddressFactoryAbi, functionName: 'recover', args: [id, 0] }),
+    );
+  const balance = (chainId: number, owner: Address) => clients.balanceOf(chainId, ETH, owner);
+
+  beforeAll(async () => {
+    [a, b] = await startDevnets();
+    clients = new ChainClients([a, b]);
+    database = await createTestDatabase('ferry_deposit_recovery');
+    await clients.send(a.chainId, a.accounts.user.privateKey, recovery, undefined, parseEther('1'));
+  }, 120_000);
+  afterEach(async () => {
+    while (apps.length > 0) await apps.pop()!.close();
+  });
+  afterAll(async () => {
+    await database?.drop();
+    await Promise.all([a?.stop(), b?.stop()]);
+  });
+
+  it('a recovery racing the sweep: the recovery gets the funds, the sweep is never sent, nothing is filled', async () => {
+    // The watcher records the transfer, but no solver runs yet: the sweep is due when the recovery strikes.
+    const watcherOnly = await start({ SOLVER_RUN: 'false' });
+    const db = watcherOnly.app.get<Database>(DATABASE);
+    const { id, address, amount, recipient } = await quoteOn(watcherOnly);
+    await clients.send(a.chainId, a.accounts.user.privateKey, address, undefined, amount);
+    await waitFor(
+      async () => (await eventTypesOf(db, id)).includes('DepositAddressFunded'),
+      'the transfer taken',
+    );
+    const before = await balance(a.chainId, recovery);
+    const recovered = await recover(id);
+    expect(recovered.status).toBe('success');
+    expect((await balance(a.chainId, recovery)) - before).toBe(
+      amount - recovered.gasUsed * recovered.effectiveGasPrice,
+    );
+    await watcherOnly.close();
+    apps.pop();
+
+    const withSolver = await start();
+    const solverDb = withSolver.app.get<Database>(DATABASE);
+    await waitFor(
+      async () =>
+        (
+          await solverDb.query<{ attempts: number; last_error: string | null }>(
+            `SELECT attempts, last_error FROM solver_jobs WHERE request_id = $1 AND kind = 'sweep'`,
+            [id.toLowerCase()],
+          )
+        ).rows.find((row) => row.attempts >= 2 && /would revert/.test(row.last_error ?? '')),
+      'the sweep refused at gas estimation, twice',
+      20_000,
+    );
+    expect(await journalOf(solverDb, id)).toEqual([]);
+    expect(await eventTypesOf(solverDb, id)).toEqual(['RequestQuoted', 'DepositAddressFunded']);
+    expect((await requestStatus(withSolver, id)).status).toBe('waiting');
+    expect(await balance(b.chainId, recipient)).toBe(0n);
+  }, 60_000);
+
+  it('value sent from inside a contract call is not seen by the watcher; the recovery address pulls it', async () => {
+    const app = await start();
+    const db = app.app.get<Database>(DATABASE);
+    const { id, address, amount, recipient } = await quoteOn(app);
+    const receipt = await clients.send(
+      a.chainId,
+      a.accounts.user.privateKey,
+      a.deployment.smartWallet,
+      encodeFunctionData({
+        abi: smartWalletAbi,
+        functionName: 'executeBatch',
+        args: [[{ to: address, value: amount, data: '0x' }]],
+      }),
+      amount,
+    );
+    expect(receipt.status).toBe('success');
+    expect(await balance(a.chainId, address)).toBe(amount);
+    // Several watcher rounds (100 ms each) over that block: nothing recorded, nothing swept.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await eventTypesOf(db, id)).toEqual(['RequestQuoted']);
+    const before = await balance(a.chainId, recovery);
+    const recovered = await recover(id);
+    expect((await balance(a.chainId, recovery)) - before).toBe(
+      amount - recovered.gasUsed * recovered.effectiveGasPrice,
+    );
+    expect(await balance(a.chainId, address)).toBe(0n);
+    expect(await balance(b.chainId, recipient)).toBe(0n);
+  }, 60_000);
+});
