@@ -23,7 +23,8 @@ interface AddressFacts {
   readonly funded: DepositAddressFundedData | null;
   readonly refused: DepositAddressTransferRefusedData | null;
   readonly status: RequestStatus;
-  readonly expired: boolean;
+  /** The request expired after it took the transfer (its deposit would no longer be filled). */
+  readonly expiredSinceFunded: boolean;
 }
 
 /**
@@ -113,7 +114,7 @@ export class DepositAddressJob {
     }
     const funded = facts.funded!;
     // The request expired before its sweep was signed: it will never be filled, so the funds go back.
-    if (facts.status !== 'waiting' || facts.expired) return giveBack(BigInt(funded.sweepAmount));
+    if (facts.status !== 'waiting' || facts.expiredSinceFunded) return giveBack(BigInt(funded.sweepAmount));
     return {
       purpose: 'sweep',
       intent: this.factoryCall(
@@ -159,13 +160,13 @@ export class DepositAddressJob {
     let funded: DepositAddressFundedData | null = null;
     let refused: DepositAddressTransferRefusedData | null = null;
     let status: RequestStatus | 'none' = 'none';
-    let expired = false;
+    let expiredSinceFunded = false;
     const isTransfer = (data: { chainId: number; txHash: string }) =>
       String(data.chainId) === chainId && data.txHash.toLowerCase() === txHash;
     for (const event of events) {
       status = nextStatus(status, event.type as RequestEventType) ?? status;
       if (event.type === 'RequestQuoted') quote = event.data as RequestQuotedData;
-      if (event.type === 'RequestExpired') expired = true;
+      if (event.type === 'RequestExpired' && funded) expiredSinceFunded = true;
       if (event.type === 'DepositAddressFunded' && isTransfer(event.data as DepositAddressFundedData)) {
         funded = event.data as DepositAddressFundedData;
       }
@@ -177,6 +178,6 @@ export class DepositAddressJob {
       }
     }
     if (!quote) throw new Error(`No quote for request ${job.requestId}`);
-    return { quote, funded, refused, status: status as RequestStatus, expired };
+    return { quote, funded, refused, status: status as RequestStatus, expiredSinceFunded };
   }
 }

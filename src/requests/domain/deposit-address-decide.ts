@@ -9,7 +9,8 @@ import { RequestDomainError } from './request-decide.js';
 /**
  * Pure: what a native transfer into the request's deposit address means (docs/deposit-addresses.md).
  *
- * - The first transfer made before the quote expired, while the request still waits for its deposit, is taken when
+ * - The first transfer made before the quote expired (by its block time), while the request still waits for its
+ *   deposit, is taken when
  *   its amount fits the address's type: `strict` exactly the quoted amount, `open` at least the quoted amount (the
  *   quoted amount is swept and filled as quoted, the surplus given back). Taken → `DepositAddressFunded`.
  * - Anything else is refused and given back (`DepositAddressTransferRefused` with the reason): a wrong amount, a
@@ -39,7 +40,10 @@ export function decideDepositAddressTransfer(
   const refuse = (reason: string) => [new DepositAddressTransferRefused({ ...transfer, reason })];
   if (state.status !== 'waiting' || state.addressFunded !== null)
     return refuse('REQUEST_CANNOT_TAKE_DEPOSIT');
-  if (state.expired || transfer.timestamp * 1000 > Date.parse(state.quoteExpiresAt)) {
+  // The transfer's block time decides, not when the watcher got to it: with deep finality a transfer made just
+  // before the expiry is recorded after the sweeper flagged the quote expired, and is still the user's payment.
+  const lateTransfer = transfer.timestamp * 1000 > Date.parse(state.quoteExpiresAt);
+  if (lateTransfer || (state.expired && state.expiredReason !== 'QUOTE_EXPIRED')) {
     return refuse('DEPOSIT_AFTER_EXPIRY');
   }
   const amount = BigInt(transfer.amount);

@@ -76,7 +76,7 @@ describe('deposit-address transfers (Request aggregate)', () => {
     ]);
   });
 
-  it('refuses a transfer made after the quote expired, and any after the request expired', () => {
+  it('refuses a transfer made after the quote expired (block time), even when recorded before the sweeper ran', () => {
     const state = given([{ type: 'RecordQuote', data: strict }]);
     const late = Math.floor(Date.parse(strict.quoteExpiresAt) / 1000) + 1;
     expect(outcome(state, transfer(1, quoted, late))).toMatchObject([
@@ -86,9 +86,25 @@ describe('deposit-address transfers (Request aggregate)', () => {
       { type: 'RecordQuote', data: strict },
       { type: 'ExpireRequest', data: { at: '2030-01-01T00:00:00.000Z' } },
     ]);
-    expect(outcome(expired, transfer(2, quoted))).toMatchObject([
+    expect(outcome(expired, transfer(2, quoted, late))).toMatchObject([
       { type: 'DepositAddressTransferRefused', reason: 'DEPOSIT_AFTER_EXPIRY' },
     ]);
+  });
+
+  it('takes a transfer made in time but recorded after the sweeper flagged the quote expired (deep finality)', () => {
+    const expired = given([
+      { type: 'RecordQuote', data: strict },
+      { type: 'ExpireRequest', data: { at: '2030-01-01T00:00:00.000Z' } },
+    ]);
+    expect(outcome(expired, transfer(1, quoted))).toMatchObject([{ type: 'DepositAddressFunded' }]);
+    // …and its sweep's deposit is filled, not failed as after expiry.
+    const funded = given([
+      { type: 'RecordQuote', data: strict },
+      { type: 'ExpireRequest', data: { at: '2030-01-01T00:00:00.000Z' } },
+      transfer(1, quoted),
+    ]);
+    const [, , confirm] = sampleLifecycle(strict, 1);
+    expect(decide(funded, confirm).map(({ event }) => eventTypeOf(event).type)).toEqual(['DepositConfirmed']);
   });
 
   it('refuses a second transfer after one was taken, and one after the request settled', () => {
