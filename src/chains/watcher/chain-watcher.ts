@@ -17,6 +17,7 @@ import { depositoryAbi } from '../abi/depository.js';
 import type { ChainInfo } from '../chain.js';
 import {
   type DepositAddressTransfer,
+  depositAddressTransferOf,
   depositAddressTransfers,
   watchedDepositAddresses,
 } from './deposit-address-transfers.js';
@@ -146,31 +147,35 @@ export class ChainWatcher {
   private async recordAddressTransfers(chain: ChainInfo, from: bigint, to: bigint): Promise<void> {
     const watched = await watchedDepositAddresses(this.db, chain.id);
     for (const transfer of await depositAddressTransfers(this.client(chain), watched, from, to)) {
-      try {
-        await this.commands.execute(
-          new ExecuteRequestCommand(
-            transfer.requestId,
-            {
-              type: 'RecordDepositAddressTransfer',
-              data: {
-                chainId: chain.id,
-                txHash: transfer.txHash,
-                block: transfer.block,
-                timestamp: transfer.timestamp,
-                fee: transfer.fee.toString(),
-                address: transfer.address,
-                depositor: transfer.depositor,
-                amount: transfer.amount.toString(),
-                detectedAt: this.clock.now().toISOString(),
-              },
+      await this.recordTransfer(chain, transfer);
+    }
+  }
+
+  private async recordTransfer(chain: ChainInfo, transfer: DepositAddressTransfer): Promise<void> {
+    try {
+      await this.commands.execute(
+        new ExecuteRequestCommand(
+          transfer.requestId,
+          {
+            type: 'RecordDepositAddressTransfer',
+            data: {
+              chainId: chain.id,
+              txHash: transfer.txHash,
+              block: transfer.block,
+              timestamp: transfer.timestamp,
+              fee: transfer.fee.toString(),
+              address: transfer.address,
+              depositor: transfer.depositor,
+              amount: transfer.amount.toString(),
+              detectedAt: this.clock.now().toISOString(),
             },
-            { actor: 'chain-watcher', chainId: chain.id },
-          ),
-        );
-      } catch (error) {
-        if (!(error instanceof RequestDomainError)) throw error;
-        this.options.onRejectedTransfer?.(chain, transfer, error);
-      }
+          },
+          { actor: 'chain-watcher', chainId: chain.id },
+        ),
+      );
+    } catch (error) {
+      if (!(error instanceof RequestDomainError)) throw error;
+      this.options.onRejectedTransfer?.(chain, transfer, error);
     }
   }
 
@@ -188,7 +193,11 @@ export class ChainWatcher {
       await this.detect(chain, deposit);
       if (final) await this.confirm(chain, deposit);
     }
-    return { deposits: deposits.length, final };
+    // A transfer into a deposit address is recorded once final, as the watcher's round would.
+    const watched = await watchedDepositAddresses(this.db, chain.id);
+    const transfer = await depositAddressTransferOf(client, watched, txHash);
+    if (transfer && final) await this.recordTransfer(chain, transfer);
+    return { deposits: deposits.length + (transfer ? 1 : 0), final };
   }
 
   /**

@@ -61,3 +61,32 @@ export async function depositAddressTransfers(
   }
   return transfers;
 }
+
+/**
+ * One transaction as a transfer into a watched deposit address (`POST /transactions/index`), or null when it is not
+ * one: not to a watched address, without value, or failed.
+ */
+export async function depositAddressTransferOf(
+  client: PublicClient,
+  watched: ReadonlyMap<string, string>,
+  hash: Hash,
+): Promise<DepositAddressTransfer | null> {
+  const tx = await client.getTransaction({ hash });
+  const requestId = tx.to ? watched.get(tx.to.toLowerCase()) : undefined;
+  if (!requestId || tx.value === 0n || tx.blockNumber === null) return null;
+  const [receipt, block] = await Promise.all([
+    client.getTransactionReceipt({ hash }),
+    client.getBlock({ blockNumber: tx.blockNumber }),
+  ]);
+  if (receipt.status !== 'success') return null;
+  return {
+    requestId,
+    address: getAddress(tx.to!),
+    txHash: tx.hash,
+    depositor: getAddress(tx.from),
+    amount: tx.value,
+    block: Number(tx.blockNumber),
+    timestamp: Number(block.timestamp),
+    fee: receipt.gasUsed * receipt.effectiveGasPrice,
+  };
+}

@@ -163,4 +163,26 @@ describe('deposit-address recovery on local chains', () => {
     expect(await balance(a.chainId, address)).toBe(0n);
     expect(await balance(b.chainId, recipient)).toBe(0n);
   }, 60_000);
+
+  it('POST /transactions/index records a transfer into a deposit address at once (no watcher running)', async () => {
+    const app = await start({ CHAIN_WATCHER_RUN: 'false' });
+    const db = app.app.get<Database>(DATABASE);
+    const { id, address, amount, recipient } = await quoteOn(app);
+    const transfer = await clients.send(a.chainId, a.accounts.user.privateKey, address, undefined, amount);
+    const indexed = await postJson(app, '/transactions/index', {
+      chainId: a.chainId,
+      txHash: transfer.transactionHash,
+    });
+    expect(indexed).toMatchObject({ code: 200, body: { deposits: 1, final: true } });
+    expect(await eventTypesOf(db, id)).toEqual(['RequestQuoted', 'DepositAddressFunded']);
+    const sweep = await waitFor(
+      async () =>
+        (await journalOf(db, id)).find((entry) => entry.purpose === 'sweep' && entry.state === 'mined'),
+      'the sweep mined',
+    );
+    // The sweep's depository deposit, indexed the same way, is confirmed and filled.
+    await postJson(app, '/transactions/index', { chainId: a.chainId, txHash: sweep.tx_hash });
+    await waitFor(async () => (await requestStatus(app, id)).status === 'success', 'success');
+    expect(await balance(b.chainId, recipient)).toBeGreaterThan(0n);
+  }, 60_000);
 });
