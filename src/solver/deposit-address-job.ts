@@ -1,5 +1,6 @@
 import { type Address, encodeFunctionData, type Hex } from 'viem';
 import { depositAddressFactoryAbi } from '../chains/abi/deposit-address-factory.js';
+import type { ChainInfo } from '../chains/chain.js';
 import { failpoint } from '../common/failpoints.js';
 import { depositAddressMode } from '../quotes/domain/steps/deposit-address.js';
 import { requestStreamId } from '../requests/domain/request.aggregate.js';
@@ -13,6 +14,9 @@ import { nextStatus, type RequestStatus } from '../requests/domain/request-statu
 import { isRevert, type JobOutcome, type SolverJobDeps } from './solver-job.js';
 import { type ClaimedJob, jobKey } from './solver-jobs.js';
 import type { JournalEntry, TxIntent } from './transaction-journal.js';
+
+/** Gas a `giveBack` takes at most (deploying the receiver and a transfer), for the dust threshold. */
+const GIVE_BACK_GAS = 150_000n;
 
 /** A sweep or give-back that cannot be sent now (RPC down, or it would revert: the funds were recovered). */
 export class DepositAddressTxNotSent extends Error {}
@@ -52,6 +56,7 @@ export class DepositAddressJob {
       if (!entry) {
         const plan = this.plan(job, facts);
         if (!plan) return 'done' as const;
+        if (plan.purpose === 'give-back' && (await this.dust(origin, plan.amount))) return 'done' as const;
         try {
           entry = await this.deps.journal.record(
             origin,
@@ -80,7 +85,7 @@ export class DepositAddressJob {
   private plan(
     job: ClaimedJob,
     facts: AddressFacts,
-  ): { purpose: 'sweep' | 'give-back'; intent: TxIntent } | null {
+  ): { purpose: 'sweep' | 'give-back'; intent: TxIntent; amount: bigint } | null {
     const { quote } = facts;
     const origin = this.deps.chains.chain(quote.originChainId);
     if (!origin.depositAddressFactory || !quote.depositAddress) {
@@ -99,6 +104,7 @@ export class DepositAddressJob {
         ? null
         : {
             purpose: 'give-back' as const,
+            amount,
             intent: this.factoryCall(
               origin.depositAddressFactory!,
               encodeFunctionData({
@@ -117,6 +123,7 @@ export class DepositAddressJob {
     if (facts.status !== 'waiting' || facts.expiredSinceFunded) return giveBack(BigInt(funded.sweepAmount));
     return {
       purpose: 'sweep',
+      amount: BigInt(funded.sweepAmount),
       intent: this.factoryCall(
         origin.depositAddressFactory,
         encodeFunctionData({
@@ -126,6 +133,16 @@ export class DepositAddressJob {
         }),
       ),
     };
+  }
+
+  /**
+   * Whether giving `amount` back would cost the solver more gas than it returns: then it is not sent, so nobody can
+   * drain the solver with dust transfers to a deposit address. The funds stay at the address for its recovery
+   * address to pull (docs/deposit-addresses.md).
+   */
+  private async dust(origin: ChainInfo, amount: bigint): Promise<boolean> {
+    const gasPrice = await this.deps.clients.of(origin).getGasPrice();
+    return amount < gasPrice * GIVE_BACK_GAS;
   }
 
   private factoryCall(factory: string, data: Hex): TxIntent {

@@ -188,6 +188,27 @@ describe('deposit addresses on local chains', () => {
     expect(givenBack.rows[0].data).toContain(surplus.toString(16).padStart(64, '0'));
   }, 60_000);
 
+  it('dust sent to a deposit address is not given back (it would cost the solver more gas than it returns)', async () => {
+    const { id, address } = await addressQuote();
+    await pay(a.accounts.relayer.privateKey, address, 1_000n);
+    await waitFor(
+      async () => (await eventTypesOf(db, id)).includes('DepositAddressTransferRefused'),
+      'the transfer refused',
+    );
+    await waitFor(
+      async () =>
+        (
+          await db.query(
+            `SELECT 1 FROM solver_jobs WHERE request_id = $1 AND kind = 'give-back' AND state = 'done'`,
+            [id.toLowerCase()],
+          )
+        ).rowCount === 1,
+      'the give-back job done',
+    );
+    expect(await journalOf(db, id)).toEqual([]);
+    expect(await balance(a.chainId, address)).toBe(1_000n); // left for the recovery address
+  });
+
   it.each([
     ['an ERC-20 bridge', { originCurrency: 'usdc', destinationCurrency: 'usdc', amount: '5000000' }],
     ['a swap', { destinationCurrency: 'usdc' }],
