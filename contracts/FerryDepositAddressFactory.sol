@@ -1,9 +1,17 @@
 // SPDX-License-Identifier: UNLICENSED
 pragma solidity ^0.8.24;
 
+import {FerryDepositReceiver} from "./FerryDepositReceiver.sol";
+
 /// @dev The depository entry point a sweep credits (FerryDepository.depositNative).
 interface IFerryDepository {
     function depositNative(address depositor, bytes32 id) external payable;
+}
+
+/// @dev What the factory asks of a token sent to a deposit address by mistake (another currency).
+interface IERC20Minimal {
+    function transfer(address to, uint256 amount) external returns (bool);
+    function balanceOf(address owner) external view returns (uint256);
 }
 
 /// @title FerryDepositAddressFactory
@@ -25,7 +33,17 @@ contract FerryDepositAddressFactory {
     /// @notice The recovery address pulled what was left at `receiver`.
     event Recovered(bytes32 indexed orderId, address indexed receiver, address recovery, uint256 amount);
 
+    /// @notice `amount` of `token` at `receiver` (another currency than the order's) went back to `to`.
+    event TokenGivenBack(
+        bytes32 indexed orderId, address indexed receiver, address token, address to, uint256 amount
+    );
+    /// @notice The recovery address pulled the receiver's whole balance of `token`.
+    event TokenRecovered(
+        bytes32 indexed orderId, address indexed receiver, address token, address recovery, uint256 amount
+    );
+
     error NotOwner(address caller);
+    error TokenTransferFailed(address token);
     error ZeroAddress();
     error ZeroAmount();
     error UnknownMode(uint8 mode);
@@ -98,38 +116,41 @@ contract FerryDepositAddressFactory {
         emit Recovered(orderId, address(receiver), msg.sender, amount);
     }
 
+    /// @notice Deploys the receiver if needed and sends `amount` of `token` it holds to `to` (a currency the order
+    /// does not take). Owner only.
+    function giveBackToken(bytes32 orderId, uint8 mode, address recovery, address token, address to, uint256 amount)
+        external
+        onlyOwner
+    {
+        if (amount == 0) revert ZeroAmount();
+        if (to == address(0) || token == address(0)) revert ZeroAddress();
+        FerryDepositReceiver receiver = _receiver(orderId, mode, recovery);
+        _forwardToken(receiver, token, to, amount);
+        emit TokenGivenBack(orderId, address(receiver), token, to, amount);
+    }
+
+    /// @notice The recovery address (the sender) pulls the receiver's whole balance of `token`, as `recover` does
+    /// for the native currency.
+    function recoverToken(bytes32 orderId, uint8 mode, address token) external {
+        if (token == address(0)) revert ZeroAddress();
+        FerryDepositReceiver receiver = _receiver(orderId, mode, msg.sender);
+        uint256 amount = IERC20Minimal(token).balanceOf(address(receiver));
+        if (amount == 0) revert ZeroAmount();
+        _forwardToken(receiver, token, msg.sender, amount);
+        emit TokenRecovered(orderId, address(receiver), token, msg.sender, amount);
+    }
+
+    /// @dev The receiver calls `token.transfer(to, amount)`; its balance must drop by exactly `amount`, so a token
+    /// that returns false (or nothing, or lies) cannot pass for a transfer that happened.
+    function _forwardToken(FerryDepositReceiver receiver, address token, address to, uint256 amount) private {
+        uint256 before = IERC20Minimal(token).balanceOf(address(receiver));
+        receiver.forward(token, 0, abi.encodeCall(IERC20Minimal.transfer, (to, amount)));
+        if (IERC20Minimal(token).balanceOf(address(receiver)) + amount != before) revert TokenTransferFailed(token);
+    }
+
     function _receiver(bytes32 orderId, uint8 mode, address recovery) private returns (FerryDepositReceiver) {
         address at = addressOf(orderId, mode, recovery);
         if (at.code.length > 0) return FerryDepositReceiver(payable(at));
         return new FerryDepositReceiver{salt: saltOf(orderId, mode, recovery)}();
-    }
-}
-
-/// @title FerryDepositReceiver
-/// @notice The contract at a deposit address: it accepts plain transfers and moves its funds only when its factory
-/// says so.
-contract FerryDepositReceiver {
-    error NotFactory(address caller);
-    error ForwardFailed(address to);
-
-    address public immutable factory;
-
-    constructor() {
-        factory = msg.sender;
-    }
-
-    receive() external payable {}
-
-    /// @notice Sends `amount` to `to` with `data` (a depository call, or nothing). Factory only; a failed call
-    /// reverts with the callee's reason.
-    function forward(address to, uint256 amount, bytes calldata data) external {
-        if (msg.sender != factory) revert NotFactory(msg.sender);
-        (bool ok, bytes memory reason) = to.call{value: amount}(data);
-        if (!ok) {
-            if (reason.length == 0) revert ForwardFailed(to);
-            assembly {
-                revert(add(reason, 32), mload(reason))
-            }
-        }
     }
 }

@@ -1,6 +1,7 @@
 import { type Address, encodeFunctionData, type Hex, keccak256, parseEther, toHex, zeroAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { depositoryAbi } from '../../../src/chains/abi/depository.js';
+import { erc20Abi } from '../../../src/chains/abi/erc20.js';
 import {
   depositAddressFactoryAbi,
   depositReceiverAbi,
@@ -205,5 +206,41 @@ describe('FerryDepositAddressFactory', () => {
         args: [orderId('swept-then-recover'), 0],
       }),
     );
+  });
+
+  it('gives back another currency (USDC sent by mistake) only on the solver’s call; the recovery address can pull it', async () => {
+    const usdc = chain.deployment.usdc;
+    const reader = clients.reader(chain.chainId);
+    const usdcOf = (owner: Address) =>
+      reader.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+    const sendUsdc = (to: Address, amount: bigint) =>
+      clients.send(
+        chain.chainId,
+        chain.accounts.user.privateKey,
+        usdc,
+        encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }),
+      );
+    const address = addressFor('usdc');
+    await sendUsdc(address, 7_000_000n);
+    const giveBackToken = (to: Address, amount: bigint) =>
+      encodeFunctionData({
+        abi: depositAddressFactoryAbi,
+        functionName: 'giveBackToken',
+        args: [orderId('usdc'), 0, recovery, usdc, to, amount],
+      });
+    await expectRevert(attackerKey, giveBackToken(attacker, 7_000_000n));
+    const refundTo = privateKeyToAccount(`0x${'d2'.repeat(32)}` as Hex).address;
+    await call(chain.accounts.solver.privateKey, giveBackToken(refundTo, 5_000_000n));
+    expect(await usdcOf(refundTo)).toBe(5_000_000n);
+    // An attacker's recoverToken names its own (empty) receiver; the recovery address gets the rest.
+    const recoverToken = encodeFunctionData({
+      abi: depositAddressFactoryAbi,
+      functionName: 'recoverToken',
+      args: [orderId('usdc'), 0, usdc],
+    });
+    await expectRevert(attackerKey, recoverToken);
+    await call(recoveryKey, recoverToken);
+    expect(await usdcOf(recovery)).toBe(2_000_000n);
+    expect(await usdcOf(address)).toBe(0n);
   });
 });

@@ -8,7 +8,7 @@ import { type EvmGasFields, type EvmTransactionData, gasFields, singleItemStep, 
  * moves every deposit address, so only change it while no deposit address is outstanding.
  */
 export const DEPOSIT_RECEIVER_INIT_CODE_HASH: Hex =
-  '0x908bd05114d8d521a80e163f65949ac8ce24f26b4ef954b76f06b2b6da515048';
+  '0xfb7d12ea41da2f20b4aefc9b184e9afcdc32155050617f9f3ab4d85d19d823f0';
 
 export type DepositAddressType = DepositAddress['type'];
 
