@@ -56,7 +56,10 @@ export class DepositAddressJob {
       if (!entry) {
         const plan = this.plan(job, facts);
         if (!plan) return 'done' as const;
-        if (plan.purpose === 'give-back' && (await this.dust(origin, plan.amount))) return 'done' as const;
+        // Dust is judged in the native currency only; a token is given back whatever its amount.
+        if (plan.purpose === 'give-back' && plan.native && (await this.dust(origin, plan.amount))) {
+          return 'done' as const;
+        }
         try {
           entry = await this.deps.journal.record(
             origin,
@@ -85,7 +88,7 @@ export class DepositAddressJob {
   private plan(
     job: ClaimedJob,
     facts: AddressFacts,
-  ): { purpose: 'sweep' | 'give-back'; intent: TxIntent; amount: bigint } | null {
+  ): { purpose: 'sweep' | 'give-back'; intent: TxIntent; amount: bigint; native: boolean } | null {
     const { quote } = facts;
     const origin = this.deps.chains.chain(quote.originChainId);
     if (!origin.depositAddressFactory || !quote.depositAddress) {
@@ -99,19 +102,27 @@ export class DepositAddressJob {
       quote.depositAddress.recoveryAddress as Address,
     ] as const;
     const giveBackTo = (quote.refundTo ?? transfer.depositor) as Address;
+    const token = facts.refused?.currency;
     const giveBack = (amount: bigint) =>
       amount === 0n
         ? null
         : {
             purpose: 'give-back' as const,
             amount,
+            native: token === undefined,
             intent: this.factoryCall(
               origin.depositAddressFactory!,
-              encodeFunctionData({
-                abi: depositAddressFactoryAbi,
-                functionName: 'giveBack',
-                args: [...common, giveBackTo, amount],
-              }),
+              token === undefined
+                ? encodeFunctionData({
+                    abi: depositAddressFactoryAbi,
+                    functionName: 'giveBack',
+                    args: [...common, giveBackTo, amount],
+                  })
+                : encodeFunctionData({
+                    abi: depositAddressFactoryAbi,
+                    functionName: 'giveBackToken',
+                    args: [...common, token as Address, giveBackTo, amount],
+                  }),
             ),
           };
     if (job.kind === 'give-back') {
@@ -124,6 +135,7 @@ export class DepositAddressJob {
     return {
       purpose: 'sweep',
       amount: BigInt(funded.sweepAmount),
+      native: true,
       intent: this.factoryCall(
         origin.depositAddressFactory,
         encodeFunctionData({

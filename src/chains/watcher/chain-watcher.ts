@@ -17,6 +17,7 @@ import { depositoryAbi } from '../abi/depository.js';
 import type { ChainInfo } from '../chain.js';
 import {
   type DepositAddressTransfer,
+  depositAddressTokenTransfers,
   depositAddressTransferOf,
   depositAddressTransfers,
   watchedDepositAddresses,
@@ -146,7 +147,14 @@ export class ChainWatcher {
    */
   private async recordAddressTransfers(chain: ChainInfo, from: bigint, to: bigint): Promise<void> {
     const watched = await watchedDepositAddresses(this.db, chain.id);
-    for (const transfer of await depositAddressTransfers(this.client(chain), watched, from, to)) {
+    const tokens = chain.currencies
+      .filter((currency) => currency.address.toLowerCase() !== NATIVE)
+      .map((currency) => currency.address as Address);
+    const client = this.client(chain);
+    for (const transfer of [
+      ...(await depositAddressTransfers(client, watched, from, to)),
+      ...(await depositAddressTokenTransfers(client, watched, tokens, from, to)),
+    ]) {
       await this.recordTransfer(chain, transfer);
     }
   }
@@ -167,6 +175,7 @@ export class ChainWatcher {
               address: transfer.address,
               depositor: transfer.depositor,
               amount: transfer.amount.toString(),
+              ...(transfer.currency.toLowerCase() === NATIVE ? {} : { currency: transfer.currency }),
               detectedAt: this.clock.now().toISOString(),
             },
           },

@@ -1,4 +1,5 @@
-import { type Address, getAddress, type Hash, type PublicClient } from 'viem';
+import { type Address, getAddress, type Hash, type PublicClient, zeroAddress } from 'viem';
+import { erc20Abi } from '../abi/erc20.js';
 import type { Database } from '../../database/database.js';
 
 /** A native transfer into a watched deposit address, from a block's transactions. */
@@ -9,6 +10,8 @@ export interface DepositAddressTransfer {
   /** The transaction's sender. */
   readonly depositor: Address;
   readonly amount: bigint;
+  /** The zero address for the native currency, else the token sent (another currency: given back). */
+  readonly currency: Address;
   readonly block: number;
   readonly timestamp: number;
   readonly fee: bigint;
@@ -53,6 +56,7 @@ export async function depositAddressTransfers(
         txHash: tx.hash,
         depositor: getAddress(tx.from),
         amount: tx.value,
+        currency: zeroAddress,
         block: Number(number),
         timestamp: Number(block.timestamp),
         fee: receipt.gasUsed * receipt.effectiveGasPrice,
@@ -85,8 +89,56 @@ export async function depositAddressTransferOf(
     txHash: tx.hash,
     depositor: getAddress(tx.from),
     amount: tx.value,
+    currency: zeroAddress,
     block: Number(tx.blockNumber),
     timestamp: Number(block.timestamp),
     fee: receipt.gasUsed * receipt.effectiveGasPrice,
   };
+}
+
+/**
+ * Token transfers (`Transfer` logs of `tokens`, the chain's configured currencies) into watched addresses in blocks
+ * `from`..`to`: another currency than a deposit address takes, to be given back. One `eth_getLogs` for the range,
+ * filtered here (an RPC's topic filter would need every watched address); the first such log of a transaction counts.
+ */
+export async function depositAddressTokenTransfers(
+  client: PublicClient,
+  watched: ReadonlyMap<string, string>,
+  tokens: readonly Address[],
+  from: bigint,
+  to: bigint,
+): Promise<DepositAddressTransfer[]> {
+  if (watched.size === 0 || tokens.length === 0 || to < from) return [];
+  const logs = await client.getLogs({
+    address: [...tokens],
+    event: erc20Abi.find((item) => item.type === 'event' && item.name === 'Transfer')!,
+    fromBlock: from,
+    toBlock: to,
+  });
+  const transfers: DepositAddressTransfer[] = [];
+  const blocks = new Map<bigint, Promise<{ timestamp: bigint }>>();
+  for (const log of logs) {
+    const args = log.args as { from?: Address; to?: Address; value?: bigint };
+    const requestId = args.to ? watched.get(args.to.toLowerCase()) : undefined;
+    if (!requestId || !args.value || !log.transactionHash || log.blockNumber === null) continue;
+    if (transfers.some((transfer) => transfer.txHash === log.transactionHash)) continue;
+    if (!blocks.has(log.blockNumber))
+      blocks.set(log.blockNumber, client.getBlock({ blockNumber: log.blockNumber }));
+    const [block, receipt] = await Promise.all([
+      blocks.get(log.blockNumber)!,
+      client.getTransactionReceipt({ hash: log.transactionHash }),
+    ]);
+    transfers.push({
+      requestId,
+      address: getAddress(args.to!),
+      txHash: log.transactionHash,
+      depositor: getAddress(args.from!),
+      amount: args.value,
+      currency: getAddress(log.address),
+      block: Number(log.blockNumber),
+      timestamp: Number(block.timestamp),
+      fee: receipt.gasUsed * receipt.effectiveGasPrice,
+    });
+  }
+  return transfers;
 }

@@ -13,7 +13,8 @@ import { RequestDomainError } from './request-decide.js';
  *   deposit, is taken when
  *   its amount fits the address's type: `strict` exactly the quoted amount, `open` at least the quoted amount (the
  *   quoted amount is swept and filled as quoted, the surplus given back). Taken → `DepositAddressFunded`.
- * - Anything else is refused and given back (`DepositAddressTransferRefused` with the reason): a wrong amount, a
+ * - Anything else is refused and given back (`DepositAddressTransferRefused` with the reason): another currency
+ *   (a token), a wrong amount, a
  *   transfer after the quote expired, a second transfer after one was taken, or one arriving once the request moved
  *   on (settled, failed, expired).
  *
@@ -38,6 +39,7 @@ export function decideDepositAddressTransfer(
     );
   }
   const refuse = (reason: string) => [new DepositAddressTransferRefused({ ...transfer, reason })];
+  if (transfer.currency !== undefined && BigInt(transfer.currency) !== 0n) return refuse('WRONG_CURRENCY');
   if (state.status !== 'waiting' || state.addressFunded !== null)
     return refuse('REQUEST_CANNOT_TAKE_DEPOSIT');
   // The transfer's block time decides, not when the watcher got to it: with deep finality a transfer made just

@@ -214,6 +214,8 @@ export interface DepositAddressTransferData extends ChainTransaction {
   /** The transaction's sender: credited with the deposit, and refunded when there is no `refundTo`. */
   readonly depositor: string;
   readonly amount: string;
+  /** The token sent, when it was not the native currency (absent: native). */
+  readonly currency?: string;
   readonly detectedAt: string;
 }
 

@@ -1,4 +1,5 @@
-import { type Address, type Hex, parseEther } from 'viem';
+import { type Address, encodeFunctionData, type Hex, parseEther } from 'viem';
+import { erc20Abi } from '../../../src/chains/abi/erc20.js';
 import { ApiKeysService } from '../../../src/api-keys/api-keys.service.js';
 import { DATABASE, type Database } from '../../../src/database/database.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
@@ -186,6 +187,34 @@ describe('deposit addresses on local chains', () => {
     // giveBack(orderId, mode, recovery, to = the payer, amount = the surplus)
     expect(givenBack.rows[0].data.toLowerCase()).toContain(payer.address.slice(2).toLowerCase());
     expect(givenBack.rows[0].data).toContain(surplus.toString(16).padStart(64, '0'));
+  }, 60_000);
+
+  it('another currency (USDC sent to the address) is refused and given back to refundTo in that currency', async () => {
+    const refundTo = freshRecipient(0x91);
+    const { id, address, recipient } = await addressQuote({ refundTo });
+    const usdc = a.deployment.usdc;
+    await clients.send(
+      a.chainId,
+      a.accounts.user.privateKey,
+      usdc,
+      encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [address, 3_000_000n] }),
+    );
+    await waitFor(
+      async () => (await clients.balanceOf(a.chainId, usdc, refundTo)) === 3_000_000n,
+      'the USDC given back',
+      30_000,
+    );
+    expect(await clients.balanceOf(a.chainId, usdc, address)).toBe(0n);
+    const refused = await db.query<{ reason: string; currency: string }>(
+      `SELECT data->>'reason' AS reason, data->>'currency' AS currency FROM events
+        WHERE stream_id = $1 AND event_type = 'DepositAddressTransferRefused'`,
+      [`request-${id.toLowerCase()}`],
+    );
+    expect(refused.rows).toEqual([{ reason: 'WRONG_CURRENCY', currency: usdc }]);
+    expect((await journalOf(db, id)).map((entry) => [entry.purpose, entry.state])).toEqual([
+      ['give-back', 'mined'],
+    ]);
+    expect(await balance(b.chainId, recipient)).toBe(0n);
   }, 60_000);
 
   it('dust sent to a deposit address is not given back (it would cost the solver more gas than it returns)', async () => {

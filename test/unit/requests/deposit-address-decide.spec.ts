@@ -120,6 +120,17 @@ describe('deposit-address transfers (Request aggregate)', () => {
     ]);
   });
 
+  it('refuses another currency (a token sent to the address) whatever the amount: WRONG_CURRENCY', () => {
+    const state = given([{ type: 'RecordQuote', data: strict }]);
+    const token = {
+      ...transfer(1, quoted),
+      data: { ...(transfer(1, quoted).data as object), currency: `0x${'e7'.repeat(20)}` },
+    } as RequestCommand;
+    expect(outcome(state, token)).toMatchObject([
+      { type: 'DepositAddressTransferRefused', reason: 'WRONG_CURRENCY' },
+    ]);
+  });
+
   it('records each transfer once (the same transaction reported again appends nothing)', () => {
     const funded = given([{ type: 'RecordQuote', data: strict }, transfer(1, quoted)]);
     expect(decide(funded, transfer(1, quoted))).toEqual([]);
