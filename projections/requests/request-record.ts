@@ -151,6 +151,8 @@ export interface RequestRecordState {
   readonly depositSeenAtMs: number | null;
   readonly filledAtMs: number | null;
   readonly quotedAt: string;
+  /** The deposit address was funded by value found by its balance: its depositor and hash stay unknown (null). */
+  readonly depositAddressFundedByBalance?: boolean;
 }
 
 const txRecord = (
@@ -202,9 +204,10 @@ export function evolveRequestRecord(
       const next = touch(
         {
           ...v3,
-          depositAddress: v3.depositAddress
-            ? { ...v3.depositAddress, depositTxHash: v3.depositAddress.depositTxHash ?? e.txHash }
-            : null,
+          depositAddress:
+            v3.depositAddress && !state.depositAddressFundedByBalance
+              ? { ...v3.depositAddress, depositTxHash: v3.depositAddress.depositTxHash ?? e.txHash }
+              : v3.depositAddress,
           data: {
             ...v3.data,
             inTxs: upsertTx(v3.data.inTxs, txRecord(e.chainId, e.txHash, 'deposit', 'pending', e)),
@@ -236,14 +239,15 @@ export function evolveRequestRecord(
       const next = touch(
         {
           ...v3,
-          depositAddress: v3.depositAddress
-            ? {
-                ...v3.depositAddress,
-                // A deposit address's own transfer (DepositAddressFunded) names them first; the sweep does not.
-                depositTxHash: v3.depositAddress.depositTxHash ?? e.txHash,
-                depositor: v3.depositAddress.depositor ?? e.depositor,
-              }
-            : null,
+          depositAddress:
+            v3.depositAddress && !state.depositAddressFundedByBalance
+              ? {
+                  ...v3.depositAddress,
+                  // A deposit address's own transfer (DepositAddressFunded) names them first; the sweep does not.
+                  depositTxHash: v3.depositAddress.depositTxHash ?? e.txHash,
+                  depositor: v3.depositAddress.depositor ?? e.depositor,
+                }
+              : v3.depositAddress,
           protocol: {
             ...v3.protocol,
             deposit: {
@@ -404,6 +408,11 @@ export function evolveRequestRecord(
       // The user's transfer into the deposit address: its sender and hash are the record's depositor and
       // depositTxHash (the spec's "origin-chain hash of the depositor transfer"), and it lists the request.
       const e = event.data as DepositAddressFundedData;
+      if (e.observedBy === 'balance') {
+        // Found by the address's balance: no sender or transaction is known, and none is made up (the spec's
+        // depositor and depositTxHash are nullable); the sweep's deposit must not stand in for them either.
+        return { ...touch(v3, e.detectedAt, true), depositAddressFundedByBalance: true };
+      }
       return touch(
         {
           ...v3,

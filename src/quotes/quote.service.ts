@@ -160,6 +160,7 @@ export class QuoteService {
           parties.origin.id,
           depositAddress.address,
           requestId,
+          quoteExpiresAt,
           new Date(quoteExpiresAt.getTime() + DEPOSIT_ADDRESS_WATCH_GRACE_MS),
         ),
       );

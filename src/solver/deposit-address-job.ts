@@ -101,7 +101,9 @@ export class DepositAddressJob {
       depositAddressMode(quote.depositAddress.type),
       quote.depositAddress.recoveryAddress as Address,
     ] as const;
-    const giveBackTo = (quote.refundTo ?? transfer.depositor) as Address;
+    // Found by balance, the transfer has no known sender: the user stands in for it (credited, refunded).
+    const sender = transfer.observedBy === 'balance' ? quote.user : transfer.depositor;
+    const giveBackTo = (quote.refundTo ?? sender) as Address;
     const token = facts.refused?.currency;
     const giveBack = (amount: bigint) =>
       amount === 0n
@@ -141,7 +143,7 @@ export class DepositAddressJob {
         encodeFunctionData({
           abi: depositAddressFactoryAbi,
           functionName: 'sweep',
-          args: [...common, funded.depositor as Address, BigInt(funded.sweepAmount)],
+          args: [...common, sender as Address, BigInt(funded.sweepAmount)],
         }),
       ),
     };

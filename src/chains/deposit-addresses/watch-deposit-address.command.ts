@@ -9,6 +9,8 @@ export class WatchDepositAddressCommand implements ICommand {
     readonly chainId: number,
     readonly address: string,
     readonly requestId: string,
+    /** The quote's expiry: until then the address's balance is checked too. */
+    readonly expiresAt: Date,
     /** The quote's expiry plus the grace during which late transfers are still seen (and given back). */
     readonly watchUntil: Date,
   ) {}

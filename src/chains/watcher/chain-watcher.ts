@@ -16,10 +16,12 @@ import { RequestDomainError } from '../../requests/domain/request-decide.js';
 import { depositoryAbi } from '../abi/depository.js';
 import type { ChainInfo } from '../chain.js';
 import {
+  depositAddressBalances,
   type DepositAddressTransfer,
   depositAddressTokenTransfers,
   depositAddressTransferOf,
   depositAddressTransfers,
+  markDepositAddressSeen,
   watchedDepositAddresses,
 } from './deposit-address-transfers.js';
 
@@ -157,6 +159,10 @@ export class ChainWatcher {
     ]) {
       await this.recordTransfer(chain, transfer);
     }
+    // After this round's transfers are recorded: value that reached an address without a transaction to it.
+    for (const transfer of await depositAddressBalances(this.db, client, chain.id, to)) {
+      await this.recordTransfer(chain, transfer);
+    }
   }
 
   private async recordTransfer(chain: ChainInfo, transfer: DepositAddressTransfer): Promise<void> {
@@ -176,6 +182,7 @@ export class ChainWatcher {
               depositor: transfer.depositor,
               amount: transfer.amount.toString(),
               ...(transfer.currency.toLowerCase() === NATIVE ? {} : { currency: transfer.currency }),
+              ...(transfer.observedBy ? { observedBy: transfer.observedBy } : {}),
               detectedAt: this.clock.now().toISOString(),
             },
           },
@@ -186,6 +193,7 @@ export class ChainWatcher {
       if (!(error instanceof RequestDomainError)) throw error;
       this.options.onRejectedTransfer?.(chain, transfer, error);
     }
+    await markDepositAddressSeen(this.db, chain.id, transfer.address);
   }
 
   /**

@@ -6,15 +6,63 @@ import type { Database } from '../../database/database.js';
 export interface DepositAddressTransfer {
   readonly requestId: string;
   readonly address: Address;
-  readonly txHash: Hash;
-  /** The transaction's sender. */
+  /** The transaction, or `balance-<address>` for value found by the address's balance. */
+  readonly txHash: string;
+  /** The transaction's sender; the zero address when found by the balance. */
   readonly depositor: Address;
+  readonly observedBy?: 'balance';
   readonly amount: bigint;
   /** The zero address for the native currency, else the token sent (another currency: given back). */
   readonly currency: Address;
   readonly block: number;
   readonly timestamp: number;
   readonly fee: bigint;
+}
+
+/**
+ * Value found by balance at deposit addresses that have no transfer recorded yet and whose quote has not expired (an
+ * hour of grace): what reached them from inside a contract call, which a block's transactions do not show. One
+ * `eth_getBalance` per such address at `block`, run once per watcher round after that round's transfers were
+ * recorded (so a top-level transfer up to `block` is never counted twice). No sender or transaction is known.
+ */
+export async function depositAddressBalances(
+  db: Database,
+  client: PublicClient,
+  chainId: number,
+  block: bigint,
+): Promise<DepositAddressTransfer[]> {
+  const { rows } = await db.query<{ address: string; request_id: string }>(
+    `SELECT address, request_id FROM deposit_addresses
+      WHERE chain_id = $1 AND NOT transfer_seen AND expires_at > now() - interval '1 hour'`,
+    [chainId],
+  );
+  if (rows.length === 0) return [];
+  const balances = await Promise.all(
+    rows.map((row) => client.getBalance({ address: row.address as Address, blockNumber: block })),
+  );
+  const funded = rows.flatMap((row, i) => (balances[i] > 0n ? [{ ...row, amount: balances[i] }] : []));
+  if (funded.length === 0) return [];
+  const { timestamp } = await client.getBlock({ blockNumber: block });
+  return funded.map((row) => ({
+    requestId: row.request_id,
+    address: getAddress(row.address),
+    txHash: `balance-${row.address.toLowerCase()}`,
+    depositor: zeroAddress,
+    observedBy: 'balance' as const,
+    amount: row.amount,
+    currency: zeroAddress,
+    block: Number(block),
+    timestamp: Number(timestamp),
+    fee: 0n,
+  }));
+}
+
+/** Marks an address as having a transfer recorded: its balance is no longer checked. */
+export async function markDepositAddressSeen(db: Database, chainId: number, address: string): Promise<void> {
+  await db.query('UPDATE deposit_addresses SET transfer_seen = true WHERE chain_id = $1 AND address = $2', [
+    chainId,
+    address.toLowerCase(),
+  ]);
 }
 
 /** The deposit addresses watched on a chain now (lower-cased address → request id). */

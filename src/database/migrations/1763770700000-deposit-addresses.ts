@@ -4,7 +4,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Deposit addresses (docs/deposit-addresses.md):
  * - `deposit_addresses`: every address a quote handed out, per chain, written before the quote is recorded so the
  *   watcher knows it before anyone can pay it; watched until `watch_until` (the quote's expiry plus a grace period,
- *   so late transfers are still seen and given back).
+ *   so late transfers are still seen and given back). `transfer_seen`: a transfer was recorded for it; until then,
+ *   and until `expires_at` (the quote's expiry), its balance is also checked (value sent from inside a contract).
  * - `solver_jobs.kind` gains `sweep` (a taken transfer into the depository) and `give-back` (funds the request
  *   cannot use, back to `refundTo` or the depositor).
  */
@@ -18,6 +19,8 @@ export class DepositAddresses1763770700000 implements MigrationInterface {
         address     text NOT NULL,
         request_id  text NOT NULL,
         watch_until timestamptz NOT NULL,
+        expires_at  timestamptz NOT NULL,
+        transfer_seen boolean NOT NULL DEFAULT false,
         created_at  timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (chain_id, address)
       )`);

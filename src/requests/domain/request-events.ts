@@ -211,8 +211,16 @@ export class RequestExpired extends DomainEvent<RequestExpiredData> {}
 export interface DepositAddressTransferData extends ChainTransaction {
   /** The deposit address it was sent to. */
   readonly address: string;
-  /** The transaction's sender: credited with the deposit, and refunded when there is no `refundTo`. */
+  /**
+   * The transaction's sender: credited with the deposit, and refunded when there is no `refundTo`. The zero address
+   * when the transfer was found by the address's balance (`observedBy: 'balance'`): then nobody is known.
+   */
   readonly depositor: string;
+  /**
+   * `balance`: value that reached the address from inside a contract call, found by its balance; no transaction is
+   * known, and `txHash` is `balance-<address>` (one per address). Absent: a transaction to the address.
+   */
+  readonly observedBy?: 'balance';
   readonly amount: string;
   /** The token sent, when it was not the native currency (absent: native). */
   readonly currency?: string;

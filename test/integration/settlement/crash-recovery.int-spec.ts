@@ -115,11 +115,20 @@ describe('a solver killed between the steps of a fill', () => {
         expect(await clients.balanceOf(b.chainId, ETH, recipient)).toBe(
           BigInt(quote.details.currencyOut.amount),
         );
-        const { rows } = await sql.query<{ purpose: string; state: string }>(
-          'SELECT purpose, state FROM solver_transactions WHERE request_id = $1 ORDER BY id',
-          [id.toLowerCase()],
+        // The fill follows the sweep's deposit as soon as it mines; the sweep's own entry is settled when its job
+        // resumes (after the dead process's lease), which may come later.
+        const journal = async () =>
+          (
+            await sql.query<{ purpose: string; state: string }>(
+              'SELECT purpose, state FROM solver_transactions WHERE request_id = $1 ORDER BY id',
+              [id.toLowerCase()],
+            )
+          ).rows;
+        await waitFor(
+          async () => (await journal()).every((row) => row.state === 'mined'),
+          'the sweep settled',
         );
-        expect(rows).toEqual([
+        expect(await journal()).toEqual([
           { purpose: 'sweep', state: 'mined' },
           { purpose: 'fill', state: 'mined' },
         ]);

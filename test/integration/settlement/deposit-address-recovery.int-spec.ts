@@ -2,6 +2,8 @@ import { type Address, encodeFunctionData, type Hex, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { depositAddressFactoryAbi } from '../../../src/chains/abi/deposit-address-factory.js';
 import { DATABASE, type Database } from '../../../src/database/database.js';
+import { EVENT_STORE, type EventStore } from '../../../src/event-store/event-store.js';
+import { evolveRequestRecord } from '../../../projections/requests/request-record.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import {
   ChainClients,
@@ -135,7 +137,7 @@ describe('deposit-address recovery on local chains', () => {
     expect(await balance(b.chainId, recipient)).toBe(0n);
   }, 60_000);
 
-  it('value sent from inside a contract call is not seen by the watcher; the recovery address pulls it', async () => {
+  it('value sent from inside a contract call (a smart-wallet batch) is found by balance, swept and filled; no depositor or hash is made up', async () => {
     const app = await start();
     const db = app.app.get<Database>(DATABASE);
     const { id, address, amount, recipient } = await quoteOn(app);
@@ -151,17 +153,44 @@ describe('deposit-address recovery on local chains', () => {
       amount,
     );
     expect(receipt.status).toBe('success');
-    expect(await balance(a.chainId, address)).toBe(amount);
-    // Several watcher rounds (100 ms each) over that block: nothing recorded, nothing swept.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(await eventTypesOf(db, id)).toEqual(['RequestQuoted']);
+    await waitFor(async () => (await requestStatus(app, id)).status === 'success', 'success', 30_000);
+    expect(await balance(b.chainId, recipient)).toBeGreaterThan(0n);
+    expect(await balance(a.chainId, address)).toBe(0n);
+    const funded = await db.query<{ observed_by: string; depositor: string }>(
+      `SELECT data->>'observedBy' AS observed_by, data->>'depositor' AS depositor FROM events
+        WHERE stream_id = $1 AND event_type = 'DepositAddressFunded'`,
+      [`request-${id.toLowerCase()}`],
+    );
+    expect(funded.rows).toEqual([
+      { observed_by: 'balance', depositor: '0x0000000000000000000000000000000000000000' },
+    ]);
+    // The v3 record as the projections fold it from the request's events.
+    const events = await app.app.get<EventStore>(EVENT_STORE).readStream(`request-${id.toLowerCase()}`);
+    const record = events.reduce(evolveRequestRecord, null)!.v3;
+    expect(record.depositAddress).toMatchObject({ address, depositor: null, depositTxHash: null });
+  }, 60_000);
+
+  it('funds Ferry never swept (no watcher running here) are pulled by the recovery address', async () => {
+    // Without a watcher nothing is recorded: the recovery address is the way back for anything Ferry did not sweep.
+    const app = await start({ CHAIN_WATCHER_RUN: 'false', SOLVER_RUN: 'false' });
+    const { id, address, amount } = await quoteOn(app);
+    await clients.send(
+      a.chainId,
+      a.accounts.user.privateKey,
+      a.deployment.smartWallet,
+      encodeFunctionData({
+        abi: smartWalletAbi,
+        functionName: 'executeBatch',
+        args: [[{ to: address, value: amount, data: '0x' }]],
+      }),
+      amount,
+    );
     const before = await balance(a.chainId, recovery);
     const recovered = await recover(id);
     expect((await balance(a.chainId, recovery)) - before).toBe(
       amount - recovered.gasUsed * recovered.effectiveGasPrice,
     );
     expect(await balance(a.chainId, address)).toBe(0n);
-    expect(await balance(b.chainId, recipient)).toBe(0n);
   }, 60_000);
 
   it('POST /transactions/index records a transfer into a deposit address at once (no watcher running)', async () => {
