@@ -193,6 +193,26 @@ describe('deposit-address recovery on local chains', () => {
     expect(await balance(a.chainId, address)).toBe(0n);
   }, 60_000);
 
+  it('two instances watching and solving on one database: one transfer is recorded, swept and filled once', async () => {
+    const first = await start();
+    await start();
+    const db = first.app.get<Database>(DATABASE);
+    const { id, address, amount, recipient } = await quoteOn(first);
+    await clients.send(a.chainId, a.accounts.user.privateKey, address, undefined, amount);
+    await waitFor(async () => (await requestStatus(first, id)).status === 'success', 'success', 30_000);
+    await waitFor(
+      async () => (await journalOf(db, id)).every((entry) => entry.state === 'mined'),
+      'every entry settled',
+    );
+    expect((await journalOf(db, id)).map((entry) => [entry.purpose, entry.state])).toEqual([
+      ['sweep', 'mined'],
+      ['fill', 'mined'],
+    ]);
+    expect((await eventTypesOf(db, id)).filter((type) => type === 'DepositAddressFunded')).toHaveLength(1);
+    expect(await balance(a.chainId, address)).toBe(0n);
+    expect(await balance(b.chainId, recipient)).toBeGreaterThan(0n);
+  }, 60_000);
+
   it('POST /transactions/index records a transfer into a deposit address at once (no watcher running)', async () => {
     const app = await start({ CHAIN_WATCHER_RUN: 'false' });
     const db = app.app.get<Database>(DATABASE);
