@@ -4,6 +4,7 @@ import { APPEND_WRITERS, type AppendFigures, runAppendBench } from './append.ben
 import { type CatchUpFigures, runCatchUpBench } from './catch-up.bench.js';
 import { type RebuildFigures, runRebuildBench } from './rebuild.bench.js';
 import { type RequestsHistoryFigures, runRequestsHistoryBench } from './requests-history.bench.js';
+import { measureDepositAddressScan } from './deposit-address-scan.bench.js';
 import { measureJournalCost } from './journal.bench.js';
 import { runSettlementBench, type SettlementFigures } from './settlement.bench.js';
 import { seedLog, type SeededLog, waitUntilReadable } from './seed-log.js';
@@ -536,6 +537,10 @@ async function settlement(
   const journalTransactions = Math.max(50, Math.round(200 * scale));
   write(`  (c) the transaction journal's cost: ${journalTransactions} transactions each way…`);
   const journal = await withScratchDatabase(2, (scratch) => measureJournalCost(scratch, journalTransactions));
+  write(
+    '  (d) finding transfers to deposit addresses, per block: 20 blocks of 100 transfers, 100 watched addresses…',
+  );
+  const scan = await measureDepositAddressScan(20, 100, 100);
   const { latency, throughput } = figures;
   return {
     title: 'Settlement (issues 5 and 10)',
@@ -568,6 +573,20 @@ async function settlement(
         target: 0,
         unit: 'ratio',
       },
+      {
+        name: `Deposit-address scan ÷ depository logs, per block of ${scan.transactionsPerBlock} transactions (median)`,
+        measured: scan.scanRatio,
+        kind: 'info',
+        target: 0,
+        unit: 'ratio',
+      },
+      {
+        name: `Balance polling of ${scan.watchedAddresses} deposit addresses ÷ depository logs, per block (median)`,
+        measured: scan.balancesRatio,
+        kind: 'info',
+        target: 0,
+        unit: 'ratio',
+      },
     ],
     details: [
       `Setup: chains 31337 and 31338 (Hardhat/EDR, automine: one block per transaction), finality ` +
@@ -591,6 +610,12 @@ async function settlement(
         `and the signed transaction stored in PostgreSQL, then sent) median ${formatMs(journal.journaledMedianMs)}, ` +
         `p99 ${formatMs(journal.journaledP99Ms)}: ${journal.ratio.toFixed(2)}× the plain send, ` +
         `${formatMs(journal.journaledMedianMs - journal.plainMedianMs)} more per transaction.`,
+      `Deposit addresses (${scan.blocks} blocks of ${scan.transactionsPerBlock} plain transfers, ` +
+        `${scan.watchedAddresses} addresses watched, one chain): the depository's logs of one block (eth_getLogs, ` +
+        `what the watcher already reads) median ${formatMs(scan.logsMedianMs)}; the block's transactions matched ` +
+        `against the watched set (eth_getBlockByNumber with transactions, Ferry's choice) ` +
+        `${formatMs(scan.scanMedianMs)}, ${scan.scanRatio.toFixed(2)}× the logs; one eth_getBalance per watched ` +
+        `address ${formatMs(scan.balancesMedianMs)}, ${scan.balancesRatio.toFixed(2)}× (grows with the addresses).`,
     ],
     findings: settlementFindings(figures),
     method: [

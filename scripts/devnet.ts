@@ -93,6 +93,7 @@ function addressesFile(chains: readonly LocalChain[], deployments: readonly Devn
         {
           depository: deployments[index].depository,
           callExecutor: deployments[index].callExecutor,
+          depositAddressFactory: deployments[index].depositAddressFactory,
           solver: DEVNET_ACCOUNTS.solver.address,
           currencies: { USDC: deployments[index].usdc, WETH: deployments[index].weth },
         },
@@ -125,6 +126,7 @@ function summary(
       `    WETH             ${deployment.weth}`,
       `    SmartWallet      ${deployment.smartWallet}  (owner: user)`,
       `    CallExecutor     ${deployment.callExecutor}  (solver: solver)`,
+      `    DepositAddresses ${deployment.depositAddressFactory}  (factory; owner: solver)`,
     );
     if (deployment.priceFeeds) {
       lines.push(`    Price feeds (USD, 8 decimals, owner: account #5 ${PRICE_FEED_DEPLOYER.address}):`);

@@ -13,7 +13,8 @@ const registry = new EventRegistry().register(...REQUEST_EVENTS);
  */
 export const requestDeadlinesProjection: Projection<RequestState> = {
   name: 'request-deadlines',
-  version: 1,
+  // 2: the Request state carries deposit-address fields (addressTransfers, addressFunded); rebuilt at start-up.
+  version: 2,
   table: 'request_deadlines',
   columns: [
     { name: 'status', type: 'text', value: (state) => state.status },

@@ -2,6 +2,7 @@ import { requestFeatures } from '../../src/requests/domain/request-features.js';
 import type { RecordedEvent } from '../../src/event-store/event-store.js';
 import type {
   DepositConfirmedData,
+  DepositAddressFundedData,
   DepositDetectedData,
   DepositSubmittedData,
   FillFailedData,
@@ -151,6 +152,8 @@ export interface RequestRecordState {
   readonly depositSeenAtMs: number | null;
   readonly filledAtMs: number | null;
   readonly quotedAt: string;
+  /** The deposit address was funded by value found by its balance: its depositor and hash stay unknown (null). */
+  readonly depositAddressFundedByBalance?: boolean;
 }
 
 const txRecord = (
@@ -202,9 +205,10 @@ export function evolveRequestRecord(
       const next = touch(
         {
           ...v3,
-          depositAddress: v3.depositAddress
-            ? { ...v3.depositAddress, depositTxHash: v3.depositAddress.depositTxHash ?? e.txHash }
-            : null,
+          depositAddress:
+            v3.depositAddress && !state.depositAddressFundedByBalance
+              ? { ...v3.depositAddress, depositTxHash: v3.depositAddress.depositTxHash ?? e.txHash }
+              : v3.depositAddress,
           data: {
             ...v3.data,
             inTxs: upsertTx(v3.data.inTxs, txRecord(e.chainId, e.txHash, 'deposit', 'pending', e)),
@@ -236,13 +240,15 @@ export function evolveRequestRecord(
       const next = touch(
         {
           ...v3,
-          depositAddress: v3.depositAddress
-            ? {
-                ...v3.depositAddress,
-                depositTxHash: e.txHash,
-                depositor: v3.depositAddress.depositor ?? e.depositor,
-              }
-            : null,
+          depositAddress:
+            v3.depositAddress && !state.depositAddressFundedByBalance
+              ? {
+                  ...v3.depositAddress,
+                  // A deposit address's own transfer (DepositAddressFunded) names them first; the sweep does not.
+                  depositTxHash: v3.depositAddress.depositTxHash ?? e.txHash,
+                  depositor: v3.depositAddress.depositor ?? e.depositor,
+                }
+              : v3.depositAddress,
           protocol: {
             ...v3.protocol,
             deposit: {
@@ -398,6 +404,30 @@ export function evolveRequestRecord(
         expired: true,
         expiredReason: e.reason,
       };
+    }
+    case 'DepositAddressFunded': {
+      // The user's transfer into the deposit address: its sender and hash are the record's depositor and
+      // depositTxHash (the spec's "origin-chain hash of the depositor transfer"), and it lists the request.
+      const e = event.data as DepositAddressFundedData;
+      if (e.observedBy === 'balance') {
+        // Found by the address's balance: no sender or transaction is known, and none is made up (the spec's
+        // depositor and depositTxHash are nullable); the sweep's deposit must not stand in for them either.
+        return { ...touch(v3, e.detectedAt, true), depositAddressFundedByBalance: true };
+      }
+      return touch(
+        {
+          ...v3,
+          depositAddress: v3.depositAddress
+            ? { ...v3.depositAddress, depositor: e.depositor, depositTxHash: e.txHash }
+            : null,
+          data: {
+            ...v3.data,
+            inTxs: upsertTx(v3.data.inTxs, txRecord(e.chainId, e.txHash, 'deposit', 'success', e)),
+          },
+        },
+        e.detectedAt,
+        true,
+      );
     }
     case 'RequestSuperseded': {
       const e = event.data as RequestSupersededData;

@@ -88,6 +88,8 @@ export interface DevnetDeployment {
   readonly smartWallet: Address;
   /** FerryCallExecutor (solver: the solver account), deployed after the USDC mints (deployer nonce 6). */
   readonly callExecutor: Address;
+  /** FerryDepositAddressFactory (owner: the solver; depository: above), deployed after the executor (nonce 7). */
+  readonly depositAddressFactory: Address;
   /** The USD price feeds by asset, on the price chain (31337) only; null elsewhere (docs/prices.md). */
   readonly priceFeeds: DevnetPriceFeeds | null;
 }
@@ -100,9 +102,10 @@ export interface DeployDevnetParameters {
 /**
  * Deploys FerryDepository (owner: the solver), TestUSDC, TestWETH and SmartWallet (owner: the user) from the
  * deployer, in that order, then mints USDC to the solver and the user, then deploys FerryCallExecutor (solver: the
- * solver account). On a fresh chain the deployer's nonces 0 to 3 and 6 give the addresses the config files list
- * (0x5FbDB…, 0xe7f17…, 0x9fE46…, 0xCf7Ed…, executor 0x01658…). On the price chain (31337) Hardhat account #5 then
- * deploys the USD price feeds (`deployPriceFeeds`), at addresses no other deployment moves. Automine is switched on
+ * solver account) and FerryDepositAddressFactory (owner: the solver). On a fresh chain the deployer's nonces 0 to 3, 6
+ * and 7 give the addresses the config files list (0x5FbDB…, 0xe7f17…, 0x9fE46…, 0xCf7Ed…, executor 0x01658…,
+ * deposit-address factory 0xa513E…). On the price chain (31337) Hardhat account #5 then deploys the USD price feeds
+ * (`deployPriceFeeds`), at addresses no other deployment moves. Automine is switched on
  * for the deployment and restored after, so an interval-mined chain does not wait a block per transaction.
  *
  * @example const deployment = await deployDevnet({ rpcUrl: 'http://127.0.0.1:8545', chainId: 31337 })
@@ -121,12 +124,13 @@ export async function deployDevnet({ rpcUrl, chainId }: DeployDevnetParameters):
     chain,
     transport,
   });
-  const [depository, usdc, weth, smartWallet, callExecutor] = [
+  const [depository, usdc, weth, smartWallet, callExecutor, depositAddressFactory] = [
     'FerryDepository',
     'TestUSDC',
     'TestWETH',
     'SmartWallet',
     'FerryCallExecutor',
+    'FerryDepositAddressFactory',
   ].map(readArtifact);
 
   const automine = await rpc<boolean>(rpcUrl, 'hardhat_getAutomine');
@@ -161,6 +165,10 @@ export async function deployDevnet({ rpcUrl, chainId }: DeployDevnetParameters):
       await confirm(hash, `Minting USDC to ${to}`);
     }
     const executor = await deploy(callExecutor, [DEVNET_ACCOUNTS.solver.address]);
+    const factory = await deploy(depositAddressFactory, [
+      DEVNET_ACCOUNTS.solver.address,
+      contracts.depository,
+    ]);
     const priceFeeds =
       chainId === PRICE_FEED_CHAIN_ID
         ? await deployPriceFeeds({
@@ -169,7 +177,7 @@ export async function deployDevnet({ rpcUrl, chainId }: DeployDevnetParameters):
             artifact: readArtifact('TestPriceFeed'),
           })
         : null;
-    return { ...contracts, callExecutor: executor, priceFeeds };
+    return { ...contracts, callExecutor: executor, depositAddressFactory: factory, priceFeeds };
   } finally {
     if (!automine) await rpc(rpcUrl, 'evm_setAutomine', [false]);
   }

@@ -89,6 +89,7 @@ export interface DevnetAddresses {
       {
         readonly depository?: string;
         readonly callExecutor?: string;
+        readonly depositAddressFactory?: string;
         readonly solver?: string;
         /** Currency address by symbol (`{"USDC": "0x…", "WETH": "0x…"}`). */
         readonly currencies?: Readonly<Record<string, string>>;
@@ -235,6 +236,7 @@ const CHAIN_FIELDS = [
   'explorerUrl',
   'depository',
   'callExecutor',
+  'depositAddressFactory',
   'solver',
   'depositEnabled',
   'finality',
@@ -346,6 +348,7 @@ function parseChain(fields: Fields, context: Context): ParsedChain {
     explorerUrl: fields.url('explorerUrl', ['http:', 'https:']),
     depository: fields.address('depository', vmType, 'wallet'),
     ...callExecutor(fields, vmType, context),
+    ...depositAddressFactory(fields, vmType, context),
     solver: fields.address('solver', vmType, 'wallet'),
     depositEnabled: fields.boolean('depositEnabled'),
     finality: {
@@ -375,6 +378,17 @@ function callExecutor(fields: Fields, vmType: VmType, context: Context): { callE
   if (!fields.has('callExecutor') || fields.string('callExecutor', true) === '') return {};
   if (vmType !== 'evm') throw context.fail(fields.at('callExecutor'), 'is for EVM chains only');
   return { callExecutor: fields.address('callExecutor', vmType, 'wallet') };
+}
+
+/** `depositAddressFactory`: an EVM contract address, or absent / empty (no deposit addresses on this chain). */
+function depositAddressFactory(
+  fields: Fields,
+  vmType: VmType,
+  context: Context,
+): { depositAddressFactory?: string } {
+  if (!fields.has('depositAddressFactory') || fields.string('depositAddressFactory', true) === '') return {};
+  if (vmType !== 'evm') throw context.fail(fields.at('depositAddressFactory'), 'is for EVM chains only');
+  return { depositAddressFactory: fields.address('depositAddressFactory', vmType, 'wallet') };
 }
 
 function parseCurrency(fields: Fields, chainId: number, vmType: VmType, native: boolean): ChainCurrency {
@@ -623,16 +637,16 @@ function applyDevnetAddresses(value: unknown, overrides: unknown, file: string, 
     if (index < 0) throw fail(`chains.${chainId}`, 'names no chain of the chains file');
     if (!isObject(entry)) throw fail(`chains.${chainId}`, 'must be an object');
     const unknown = Object.keys(entry).find(
-      (key) => !['depository', 'callExecutor', 'solver', 'currencies'].includes(key),
+      (key) => !['depository', 'callExecutor', 'depositAddressFactory', 'solver', 'currencies'].includes(key),
     );
     if (unknown) {
       throw fail(
         `chains.${chainId}.${unknown}`,
-        'is not a known field (depository, callExecutor, solver, currencies)',
+        'is not a known field (depository, callExecutor, depositAddressFactory, solver, currencies)',
       );
     }
     const chain = { ...(chains[index] as Json) };
-    for (const key of ['depository', 'callExecutor', 'solver'] as const) {
+    for (const key of ['depository', 'callExecutor', 'depositAddressFactory', 'solver'] as const) {
       if (entry[key] === undefined) continue;
       if (typeof entry[key] !== 'string') throw fail(`chains.${chainId}.${key}`, 'must be a string');
       chain[key] = entry[key];

@@ -54,6 +54,10 @@ export class ChainRuntime implements OnApplicationBootstrap, BeforeApplicationSh
         this.logger.warn(
           `chain ${chain.id}: deposit ${deposit.txHash} for ${deposit.requestId} not taken: ${error.code} ${error.message}`,
         ),
+      onRejectedTransfer: (chain, transfer, error) =>
+        this.logger.warn(
+          `chain ${chain.id}: transfer ${transfer.txHash} to deposit address ${transfer.address} not recorded: ${error.code} ${error.message}`,
+        ),
     });
     this.solver = runtime.solverPrivateKey
       ? new Solver(db, store, config.chains, commands, clock, {

@@ -35,6 +35,11 @@ export interface ChainInfo {
   readonly depository: string;
   /** `FerryCallExecutor` on this chain (EVM): fills with destination calls run through it; absent: none here. */
   readonly callExecutor?: string;
+  /**
+   * `FerryDepositAddressFactory` on this chain (EVM): deposit addresses are receivers it deploys with CREATE2
+   * (docs/deposit-addresses.md); absent: this chain offers none.
+   */
+  readonly depositAddressFactory?: string;
   /** The solver's address on this chain (fills come from it; withdrawals from perps exchanges are sent to it). */
   readonly solver: string;
   readonly depositEnabled: boolean;

@@ -234,14 +234,15 @@ export class QuoteRequestDto extends PriceRequestDto {
   @ApiPropertyOptional({
     type: String,
     enum: ['strict', 'open'],
-    description: 'With useDepositAddress: `strict` (only the user may deposit; default) or `open` (anyone)',
+    description:
+      'With useDepositAddress: `strict` (default: exactly the quoted amount, before the quote expires) or `open` (at least the quoted amount; the surplus is given back). Any wallet may pay either; docs/deposit-addresses.md',
   })
   @IsOptional()
   @IsIn(['strict', 'open'], { message: '$property must be strict or open' })
   depositAddressType?: 'strict' | 'open';
 
   @AddressField(
-    'With useDepositAddress: where stray deposits are recovered to (default refundTo, else user)',
+    'With useDepositAddress: the origin-chain account that may pull funds Ferry has not swept from the address, by calling the factory (default refundTo, else user)',
     false,
   )
   recoveryAddress?: string;

@@ -23,6 +23,8 @@ import { PriceBook } from './domain/pricing/price-book.js';
 import { priceQuote } from './domain/pricing/price-quote.js';
 import type { PricedQuote } from './domain/pricing/priced-quote.js';
 import { buildSteps, type BuildStepsInput, depositAddressOf } from './domain/steps/build-steps.js';
+import { WatchDepositAddressCommand } from '../chains/deposit-addresses/watch-deposit-address.command.js';
+import { assertDepositAddressEligible } from './domain/steps/deposit-address-eligibility.js';
 import { activationFeeUsd, PerpsAActivation } from './perps-a-activation.js';
 import { quotePriceSource } from './quote-price-source.js';
 import { type QuoteParties, resolveParties } from './quote-plan.js';
@@ -52,6 +54,12 @@ interface Priced {
  * and the steps (pure: `buildOrder`, `buildSteps`), record the request (`RecordQuote` through the command bus, so the
  * request exists as `waiting` before its id is handed out) and answer. `/price` stops before the order.
  */
+/**
+ * How long after its quote expired a deposit address is still watched: a transfer that arrives late is seen and
+ * given back rather than left for the recovery address (docs/deposit-addresses.md).
+ */
+const DEPOSIT_ADDRESS_WATCH_GRACE_MS = 7 * 24 * 3_600_000;
+
 @Injectable()
 export class QuoteService {
   private readonly chains: ChainRegistry;
@@ -87,13 +95,7 @@ export class QuoteService {
   async quote(request: QuoteRequestDto, apiKey: AuthenticatedApiKey | null): Promise<QuoteResponse> {
     const { parties, priced, userBalance } = await this.priceRequest(request, apiKey);
     if (request.useDepositAddress === true) {
-      // The address would be a CREATE2 address no receiver is deployed to and nothing watches: never quote a step
-      // that sends funds where Ferry cannot settle them (issue "Honest quotes" builds the receiver).
-      throw new QuoteError(
-        'DEPOSIT_ADDRESS_UNAVAILABLE',
-        'Deposit addresses are not available yet: use the depository deposit step (drop useDepositAddress)',
-        { option: 'useDepositAddress' },
-      );
+      assertDepositAddressEligible({ ...parties, requestType: priced.requestType });
     }
     const now = this.clock.now();
     const quoteExpiresAt = new Date(now.getTime() + this.config.quotes.quoteTtlSeconds * 1000);
@@ -165,6 +167,18 @@ export class QuoteService {
           }
         : {}),
     };
+    if (depositAddress) {
+      // Watched before the request exists, so no transfer can reach the address unseen.
+      await this.commands.execute(
+        new WatchDepositAddressCommand(
+          parties.origin.id,
+          depositAddress.address,
+          requestId,
+          quoteExpiresAt,
+          new Date(quoteExpiresAt.getTime() + DEPOSIT_ADDRESS_WATCH_GRACE_MS),
+        ),
+      );
+    }
     await this.commands.execute(
       new ExecuteRequestCommand(requestId, { type: 'RecordQuote', data: quoted }, { actor: 'quote' }),
     );

@@ -1,7 +1,7 @@
 import type { Database, SqlExecutor } from '../database/database.js';
 import type { RecordedEvent } from '../event-store/event-store.js';
 
-export type JobKind = 'fill' | 'refund';
+export type JobKind = 'fill' | 'refund' | 'sweep' | 'give-back';
 
 /** A job claimed by this worker: `fence` is the token every later write of the worker must name. */
 export interface ClaimedJob {
@@ -67,6 +67,7 @@ export class SolverJobs {
           [requestId, depositKeyOf(data)],
         );
       }
+      await queueDepositAddressJobs(tx, requestId, event);
       const reason = refundReason(event);
       if (reason !== null) {
         await tx.query(
@@ -152,7 +153,7 @@ export class SolverJobs {
    * until it mines or is cancelled, whatever the RPC does meanwhile. Returns true when it gave up.
    */
   async failed(job: ClaimedJob, error: unknown): Promise<boolean> {
-    const gaveUp = job.kind === 'refund' && job.attempts >= this.options.maxAttempts;
+    const gaveUp = job.kind !== 'fill' && job.attempts >= this.options.maxAttempts;
     await this.db.query(
       `UPDATE solver_jobs SET leased_until = NULL, last_error = $5, updated_at = now(),
               state = CASE WHEN $6 THEN 'failed' ELSE state END,
@@ -189,6 +190,31 @@ export class SolverJobs {
     );
     return rowCount;
   }
+}
+
+/**
+ * Deposit-address jobs: a taken transfer is swept (`sweep`) and its surplus given back; a refused one is given back
+ * (`give-back`). Keyed by the transfer: `<chainId>:<txHash>:0`, the surplus `<chainId>:<txHash>:surplus`.
+ */
+async function queueDepositAddressJobs(
+  tx: SqlExecutor,
+  requestId: string,
+  event: RecordedEvent,
+): Promise<void> {
+  if (event.type !== 'DepositAddressFunded' && event.type !== 'DepositAddressTransferRefused') return;
+  const data = event.data as { chainId: number; txHash: string; surplus?: string; reason?: string };
+  const key = `${data.chainId}:${data.txHash.toLowerCase()}`;
+  const insert = (kind: JobKind, depositKey: string, reason: string | null) =>
+    tx.query(
+      `INSERT INTO solver_jobs (request_id, kind, deposit_key, reason) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+      [requestId, kind, depositKey, reason],
+    );
+  if (event.type === 'DepositAddressTransferRefused') {
+    await insert('give-back', `${key}:0`, data.reason ?? null);
+    return;
+  }
+  await insert('sweep', `${key}:0`, null);
+  if (BigInt(data.surplus ?? '0') > 0n) await insert('give-back', `${key}:surplus`, 'SURPLUS');
 }
 
 /** The refund reason an event calls for: '' for a failed fill, the deadline for an expiry after a deposit; else null. */

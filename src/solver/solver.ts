@@ -8,6 +8,7 @@ import { followUntilAborted, sleepUnlessAborted } from '../common/follow-loop.js
 import type { Database } from '../database/database.js';
 import type { EventStore } from '../event-store/event-store.js';
 import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
+import { DepositAddressJob } from './deposit-address-job.js';
 import { EvmClients } from './evm-clients.js';
 import { FillJob } from './fill.js';
 import { RefundJob, RefundNotSent } from './refund.js';
@@ -49,6 +50,7 @@ export class Solver {
   private readonly journal: TransactionJournal;
   private readonly fills: FillJob;
   private readonly refunds: RefundJob;
+  private readonly addresses: DepositAddressJob;
   private readonly returns: UnmatchedReturns;
   private readonly requests: RequestCommands;
 
@@ -77,6 +79,7 @@ export class Solver {
     };
     this.fills = new FillJob({ ...deps, settleWaitMs });
     this.refunds = new RefundJob({ ...deps, settleWaitMs });
+    this.addresses = new DepositAddressJob({ ...deps, settleWaitMs });
     this.returns = new UnmatchedReturns(db, chains, this.journal, {
       leaseMs: options.leaseMs,
       batchSize: options.batchSize,
@@ -131,7 +134,12 @@ export class Solver {
 
   private async run(job: ClaimedJob): Promise<void> {
     try {
-      const outcome = job.kind === 'fill' ? await this.fills.run(job) : await this.refunds.run(job);
+      const outcome =
+        job.kind === 'fill'
+          ? await this.fills.run(job)
+          : job.kind === 'refund'
+            ? await this.refunds.run(job)
+            : await this.addresses.run(job);
       if (outcome === 'done') await this.jobs.finish(job, 'done');
       else await this.jobs.later(job, this.options.pollIntervalMs);
     } catch (error) {

@@ -6,6 +6,7 @@ import { depositoryAbi } from '../../src/chains/abi/depository.js';
 import { erc20Abi } from '../../src/chains/abi/erc20.js';
 import { DATABASE, type Database } from '../../src/database/database.js';
 import { hashOrder } from '../../src/quotes/domain/order/order-data.js';
+import { deriveDepositAddress } from '../../src/quotes/domain/steps/deposit-address.js';
 import { buildNonceMappingTypedData } from '../../src/quotes/domain/steps/perps-a.js';
 import { ExecuteRequestCommand } from '../../src/requests/commands/execute-request.command.js';
 import { sampleQuote } from '../../src/requests/domain/sample-requests.js';
@@ -338,22 +339,60 @@ describe('quotes', () => {
     expect(await eventsOf(requestId)).toEqual(['RequestQuoted', 'WithdrawalAuthorized']);
   });
 
-  it('refuses deposit addresses (DEPOSIT_ADDRESS_UNAVAILABLE) until Ferry can settle them, recording nothing', async () => {
-    const before = await eventCount();
-    for (const body of [
+  it('offers a deposit address for a native-currency bridge: one plain transfer to the factory-derived address', async () => {
+    const { code, body } = await post(
+      '/quote/v2',
       bridge({
         originCurrency: ETH,
         destinationCurrency: ETH,
         amount: '10000000000000000',
         useDepositAddress: true,
       }),
+    );
+    expect(code).toBe(200);
+    const address = deriveDepositAddress({
+      requestId: body.protocol.v2.orderId,
+      factory: '0xa513E6E4b8f2a923D98304ec87F64353C4D5C853',
+      type: 'strict',
+      user: USER.address,
+    });
+    expect(
+      body.steps.map((step: { id: string; depositAddress: string }) => [step.id, step.depositAddress]),
+    ).toEqual([['deposit', address]]);
+    expect(body.steps[0].items[0].data).toMatchObject({
+      to: address,
+      data: '0x',
+      value: '10000000000000000',
+    });
+    const watched = await db.query('SELECT 1 FROM deposit_addresses WHERE address = $1', [
+      address.toLowerCase(),
+    ]);
+    expect(watched.rowCount).toBe(1);
+  });
+
+  it('refuses deposit addresses where the spec does not offer them (DEPOSIT_ADDRESS_UNAVAILABLE), recording nothing', async () => {
+    const before = await eventCount();
+    for (const body of [
       bridge({ useDepositAddress: true }),
+      bridge({
+        originCurrency: ETH,
+        destinationCurrency: USDC_A,
+        amount: '10000000000000000',
+        useDepositAddress: true,
+      }),
+      bridge({
+        originCurrency: ETH,
+        destinationCurrency: ETH,
+        amount: '10000000000000000',
+        useDepositAddress: true,
+        txs: [{ to: OTHER.address, value: '0', data: '0xdeadbeef' }],
+      }),
     ]) {
       const refused = await post('/quote/v2', body);
       expect(refused.code).toBe(400);
       expect(refused.body).toMatchObject({
         errorCode: 'DEPOSIT_ADDRESS_UNAVAILABLE',
-        errorData: { option: 'useDepositAddress' },
+        errorData: { option: 'useDepositAddress', reason: 'not-native-bridge' },
       });
     }
     expect(await eventCount()).toBe(before);

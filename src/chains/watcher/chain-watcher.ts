@@ -15,6 +15,15 @@ import { ExecuteRequestCommand } from '../../requests/commands/execute-request.c
 import { RequestDomainError } from '../../requests/domain/request-decide.js';
 import { depositoryAbi } from '../abi/depository.js';
 import type { ChainInfo } from '../chain.js';
+import {
+  depositAddressBalances,
+  type DepositAddressTransfer,
+  depositAddressTokenTransfers,
+  depositAddressTransferOf,
+  depositAddressTransfers,
+  markDepositAddressSeen,
+  watchedDepositAddresses,
+} from './deposit-address-transfers.js';
 
 /** One deposit the depository reported: its order id (= request id) and what was paid. */
 export interface DepositLog {
@@ -48,6 +57,12 @@ export interface WatcherOptions {
   readonly onError?: (chain: ChainInfo, error: unknown) => void;
   /** A deposit the request would not take (unknown id, illegal transition): logged for operators. */
   readonly onRejected?: (chain: ChainInfo, deposit: DepositLog, error: RequestDomainError) => void;
+  /** A deposit-address transfer its request would not record (the funds stay for the recovery address). */
+  readonly onRejectedTransfer?: (
+    chain: ChainInfo,
+    transfer: DepositAddressTransfer,
+    error: RequestDomainError,
+  ) => void;
 }
 
 const NATIVE = '0x0000000000000000000000000000000000000000';
@@ -116,6 +131,7 @@ export class ChainWatcher {
     if (finalTo >= finalFrom) {
       for (const deposit of await this.deposits(chain, finalFrom, finalTo))
         await this.confirm(chain, deposit);
+      await this.recordAddressTransfers(chain, finalFrom, finalTo);
     }
     const seen = seenTo >= seenFrom ? seenTo : min(cursor.seen, head);
     const final = finalTo >= finalFrom ? finalTo : cursor.final;
@@ -124,6 +140,60 @@ export class ChainWatcher {
       [chain.id, seen.toString(), final.toString()],
     );
     return Number(max(0n, seenTo - seenFrom + 1n) + max(0n, finalTo - finalFrom + 1n));
+  }
+
+  /**
+   * Transfers into watched deposit addresses in final blocks, recorded on their request, which takes or refuses
+   * each (`RecordDepositAddressTransfer`); the solver then sweeps or gives the funds back. Only final blocks: a
+   * transfer replaced by a reorg is never swept.
+   */
+  private async recordAddressTransfers(chain: ChainInfo, from: bigint, to: bigint): Promise<void> {
+    const watched = await watchedDepositAddresses(this.db, chain.id);
+    const tokens = chain.currencies
+      .filter((currency) => currency.address.toLowerCase() !== NATIVE)
+      .map((currency) => currency.address as Address);
+    const client = this.client(chain);
+    for (const transfer of [
+      ...(await depositAddressTransfers(client, watched, from, to)),
+      ...(await depositAddressTokenTransfers(client, watched, tokens, from, to)),
+    ]) {
+      await this.recordTransfer(chain, transfer);
+    }
+    // After this round's transfers are recorded: value that reached an address without a transaction to it.
+    for (const transfer of await depositAddressBalances(this.db, client, chain.id, to)) {
+      await this.recordTransfer(chain, transfer);
+    }
+  }
+
+  private async recordTransfer(chain: ChainInfo, transfer: DepositAddressTransfer): Promise<void> {
+    try {
+      await this.commands.execute(
+        new ExecuteRequestCommand(
+          transfer.requestId,
+          {
+            type: 'RecordDepositAddressTransfer',
+            data: {
+              chainId: chain.id,
+              txHash: transfer.txHash,
+              block: transfer.block,
+              timestamp: transfer.timestamp,
+              fee: transfer.fee.toString(),
+              address: transfer.address,
+              depositor: transfer.depositor,
+              amount: transfer.amount.toString(),
+              ...(transfer.currency.toLowerCase() === NATIVE ? {} : { currency: transfer.currency }),
+              ...(transfer.observedBy ? { observedBy: transfer.observedBy } : {}),
+              detectedAt: this.clock.now().toISOString(),
+            },
+          },
+          { actor: 'chain-watcher', chainId: chain.id },
+        ),
+      );
+    } catch (error) {
+      if (!(error instanceof RequestDomainError)) throw error;
+      this.options.onRejectedTransfer?.(chain, transfer, error);
+    }
+    await markDepositAddressSeen(this.db, chain.id, transfer.address);
   }
 
   /**
@@ -140,7 +210,11 @@ export class ChainWatcher {
       await this.detect(chain, deposit);
       if (final) await this.confirm(chain, deposit);
     }
-    return { deposits: deposits.length, final };
+    // A transfer into a deposit address is recorded once final, as the watcher's round would.
+    const watched = await watchedDepositAddresses(this.db, chain.id);
+    const transfer = await depositAddressTransferOf(client, watched, txHash);
+    if (transfer && final) await this.recordTransfer(chain, transfer);
+    return { deposits: deposits.length + (transfer ? 1 : 0), final };
   }
 
   /**

@@ -106,7 +106,7 @@ export const ERROR_CODES = {
   DEPOSIT_ADDRESS_UNAVAILABLE: {
     status: 400,
     description:
-      '`useDepositAddress` is refused until Ferry can settle it: no receiver contract is deployed at the address yet and nothing watches it, so funds sent there would be stuck. Use the depository deposit step.',
+      '`useDepositAddress` where Ferry does not offer it: deposit addresses are for native-currency bridges only (the same native currency on both chains, no swap, no destination calls), from an EVM chain with a deposit-address factory (`errorData.reason`: `not-native-bridge`, `origin-not-evm`, `no-factory`). Use the depository deposit step.',
   },
   INSUFFICIENT_LIQUIDITY: {
     status: 400,

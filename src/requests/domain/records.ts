@@ -113,10 +113,15 @@ export type RequestType = (typeof REQUEST_TYPES)[number];
 export const OPERATIONS = ['send', 'swap', 'wrap', 'unwrap', 'bridge'] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
+/**
+ * A deposit address (`useDepositAddress`). `depositor` and `depositTxHash` are the sender and hash of the transfer
+ * into the address that the request took, null until one is recorded (`DepositAddressFunded`).
+ */
 export interface DepositAddress {
   readonly address: string;
   readonly type: 'strict' | 'open';
   readonly depositor: string | null;
+  readonly depositTxHash: string | null;
   readonly recoveryAddress: string | null;
 }
 

@@ -1,5 +1,7 @@
 import { eventTypeOf } from '../../event-store/domain-event.js';
+import { decideDepositAddressTransfer } from './deposit-address-decide.js';
 import {
+  type DepositAddressTransferData,
   DepositConfirmed,
   type DepositConfirmedData,
   DepositDetected,
@@ -52,7 +54,8 @@ export type RequestCommand =
   | { readonly type: 'RecordRefundFailure'; readonly data: RefundFailedData }
   | { readonly type: 'ExpireRequest'; readonly data: { readonly at: string } }
   | { readonly type: 'SupersedeRequest'; readonly data: RequestSupersededData }
-  | { readonly type: 'AuthorizeWithdrawal'; readonly data: WithdrawalAuthorizedData };
+  | { readonly type: 'AuthorizeWithdrawal'; readonly data: WithdrawalAuthorizedData }
+  | { readonly type: 'RecordDepositAddressTransfer'; readonly data: DepositAddressTransferData };
 
 export type RequestErrorCode =
   | 'REQUEST_NOT_FOUND'
@@ -207,6 +210,11 @@ export function decide(state: RequestState, command: RequestCommand): Decided[] 
     case 'SupersedeRequest':
       if (state.supersededByRequestId === command.data.supersededByRequestId) return [];
       return allow(state, new RequestSuperseded(command.data));
+    case 'RecordDepositAddressTransfer':
+      return decideDepositAddressTransfer(state, command.data).map((event) => ({
+        event,
+        id: id('address-transfer', command.data.chainId, command.data.txHash),
+      }));
     case 'AuthorizeWithdrawal':
       // The same nonce signed again (a client retrying) restates the fact: one event per nonce.
       return allow(
@@ -319,8 +327,15 @@ function unfillableDeposit(
   state: QuotedState,
   deposit: { readonly amount: string; readonly timestamp: number },
 ): { reason: string; details: string } | null {
-  const expiredFirst = state.status === 'waiting' && state.expired && state.expiredReason === 'QUOTE_EXPIRED';
-  if (expiredFirst || deposit.timestamp * 1000 > Date.parse(state.quoteExpiresAt)) {
+  // A deposit-address request's deposit is the sweep of a transfer it took before the quote expired: that transfer's
+  // time is when the user paid, the sweep's is when Ferry moved it.
+  const paidAt = state.addressFunded?.timestamp ?? deposit.timestamp;
+  const expiredFirst =
+    state.addressFunded === null &&
+    state.status === 'waiting' &&
+    state.expired &&
+    state.expiredReason === 'QUOTE_EXPIRED';
+  if (expiredFirst || paidAt * 1000 > Date.parse(state.quoteExpiresAt)) {
     return {
       reason: 'DEPOSIT_AFTER_EXPIRY',
       details: `deposited at ${new Date(deposit.timestamp * 1000).toISOString()}, quote expired at ${state.quoteExpiresAt}`,

@@ -207,6 +207,51 @@ export interface RequestExpired extends RequestExpiredData {}
 @StoredEvent('RequestExpired')
 export class RequestExpired extends DomainEvent<RequestExpiredData> {}
 
+/** A native transfer into the request's deposit address, as the watcher saw it in a final block. */
+export interface DepositAddressTransferData extends ChainTransaction {
+  /** The deposit address it was sent to. */
+  readonly address: string;
+  /**
+   * The transaction's sender: credited with the deposit, and refunded when there is no `refundTo`. The zero address
+   * when the transfer was found by the address's balance (`observedBy: 'balance'`): then nobody is known.
+   */
+  readonly depositor: string;
+  /**
+   * `balance`: value that reached the address from inside a contract call, found by its balance; no transaction is
+   * known, and `txHash` is `balance-<address>` (one per address). Absent: a transaction to the address.
+   */
+  readonly observedBy?: 'balance';
+  readonly amount: string;
+  /** The token sent, when it was not the native currency (absent: native). */
+  readonly currency?: string;
+  readonly detectedAt: string;
+}
+
+/**
+ * The request takes a transfer into its deposit address: the solver sweeps `sweepAmount` (the quoted amount) into
+ * the depository with the order id, and gives `surplus` back (open addresses only). Status unchanged; the deposit
+ * itself follows as the sweep's `DepositDetected`/`DepositConfirmed`.
+ */
+export interface DepositAddressFundedData extends DepositAddressTransferData {
+  readonly sweepAmount: string;
+  readonly surplus: string;
+}
+export interface DepositAddressFunded extends DepositAddressFundedData {}
+@StoredEvent('DepositAddressFunded')
+export class DepositAddressFunded extends DomainEvent<DepositAddressFundedData> {}
+
+/**
+ * A transfer into the deposit address the request cannot use (`reason`: DEPOSIT_AMOUNT_MISMATCH,
+ * DEPOSIT_AMOUNT_TOO_LOW, DEPOSIT_AFTER_EXPIRY, REQUEST_CANNOT_TAKE_DEPOSIT): the solver gives it back to `refundTo`,
+ * else the depositor. Status unchanged.
+ */
+export interface DepositAddressTransferRefusedData extends DepositAddressTransferData {
+  readonly reason: string;
+}
+export interface DepositAddressTransferRefused extends DepositAddressTransferRefusedData {}
+@StoredEvent('DepositAddressTransferRefused')
+export class DepositAddressTransferRefused extends DomainEvent<DepositAddressTransferRefusedData> {}
+
 /** A regenerated deposit-address request owns the sweep and fill from now on. Status unchanged. */
 export interface RequestSupersededData {
   readonly supersededByRequestId: string;
@@ -246,6 +291,8 @@ export const REQUEST_EVENTS = [
   RequestExpired,
   RequestSuperseded,
   WithdrawalAuthorized,
+  DepositAddressFunded,
+  DepositAddressTransferRefused,
 ] as const;
 
 export type RequestEvent = InstanceType<(typeof REQUEST_EVENTS)[number]>;
@@ -262,4 +309,6 @@ export type RequestEventType =
   | 'RefundFailed'
   | 'RequestExpired'
   | 'RequestSuperseded'
-  | 'WithdrawalAuthorized';
+  | 'WithdrawalAuthorized'
+  | 'DepositAddressFunded'
+  | 'DepositAddressTransferRefused';

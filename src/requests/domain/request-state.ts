@@ -1,4 +1,11 @@
-import type { DepositConfirmed, DepositDetected, RequestEvent, RequestQuoted } from './request-events.js';
+import type {
+  DepositAddressFunded,
+  DepositAddressTransferRefused,
+  DepositConfirmed,
+  DepositDetected,
+  RequestEvent,
+  RequestQuoted,
+} from './request-events.js';
 import { eventTypeOf } from '../../event-store/domain-event.js';
 import type { RequestEventType } from './request-events.js';
 import { nextStatus, type RequestStatus } from './request-status.js';
@@ -41,6 +48,12 @@ interface Quoted {
   readonly depositConfirmationTimeoutSeconds: number;
   readonly fillDeadline: string;
   readonly hasDepositAddress: boolean;
+  /** `strict` or `open` with a deposit address, else null. */
+  readonly depositAddressType: 'strict' | 'open' | null;
+  /** Transfers into the deposit address already recorded (taken or refused). */
+  readonly addressTransfers: readonly TxKey[];
+  /** The transfer the request took: its deposit counts as made at this time (unix seconds). */
+  readonly addressFunded: { readonly tx: TxKey; readonly timestamp: number } | null;
   readonly payment: ExpectedPayment;
   /** Deposits seen onchain (final or not). */
   readonly depositsDetected: readonly TxKey[];
@@ -177,6 +190,24 @@ export function evolve(state: RequestState, event: RequestEvent): RequestState {
     }
     case 'WithdrawalAuthorized':
       return { ...base } as Waiting;
+    case 'DepositAddressFunded': {
+      const e = event as DepositAddressFunded;
+      const tx = txKey(e.chainId, e.txHash);
+      return {
+        ...(base as Waiting),
+        addressTransfers: [...base.addressTransfers, tx],
+        addressFunded: { tx, timestamp: e.timestamp },
+        // The funds are in: the confirmation timeout, not the quote's expiry, bounds the sweep from now on.
+        firstDepositDetectedAt: (state as Waiting).firstDepositDetectedAt ?? e.detectedAt,
+      };
+    }
+    case 'DepositAddressTransferRefused': {
+      const e = event as DepositAddressTransferRefused;
+      return {
+        ...base,
+        addressTransfers: [...base.addressTransfers, txKey(e.chainId, e.txHash)],
+      } as QuotedState;
+    }
     case 'RequestSuperseded': {
       const e = event as RequestEvent & { supersededByRequestId: string };
       return { ...base, supersededByRequestId: e.supersededByRequestId } as Waiting;
@@ -197,6 +228,9 @@ function quoted(e: RequestQuoted): Waiting {
     depositConfirmationTimeoutSeconds: e.depositConfirmationTimeoutSeconds,
     fillDeadline: e.fillDeadline,
     hasDepositAddress: e.depositAddress !== null,
+    depositAddressType: e.depositAddress?.type ?? null,
+    addressTransfers: [],
+    addressFunded: null,
     payment: expectedPayment(e),
     depositsDetected: [],
     expired: false,

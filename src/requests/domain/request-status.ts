@@ -36,6 +36,18 @@ export const TRANSITIONS: Readonly<
   RequestExpired: { waiting: 'waiting', depositing: 'failure', pending: 'failure' },
   RequestSuperseded: { waiting: 'waiting' },
   WithdrawalAuthorized: { waiting: 'waiting' },
+  // Facts about the deposit address that move nothing: the sweep's deposit does. A transfer is refused (and given
+  // back) in any status, since funds can arrive at the address at any time.
+  DepositAddressFunded: { waiting: 'waiting' },
+  DepositAddressTransferRefused: {
+    waiting: 'waiting',
+    depositing: 'depositing',
+    pending: 'pending',
+    submitted: 'submitted',
+    success: 'success',
+    failure: 'failure',
+    refund: 'refund',
+  },
 };
 
 export const TERMINAL_STATUSES: readonly RequestStatus[] = ['success', 'refund'];

@@ -149,7 +149,13 @@ export function sampleQuote(n: number, options: SampleOptions = {}): RequestQuot
       solver: { address: hex40(1, '50'), protocolChainId: String(destination), chainId: destination },
     },
     depositAddress: options.withDepositAddress
-      ? { address: hex40(n, 'dd'), type: 'strict', depositor: user, recoveryAddress: user }
+      ? {
+          address: hex40(n, 'dd'),
+          type: 'strict',
+          depositor: null,
+          depositTxHash: null,
+          recoveryAddress: user,
+        }
       : null,
     quoteOraclePrice: null,
     externalMetadata: { moonpayId: null },

@@ -41,12 +41,12 @@ describe('a solver killed between the steps of a fill', () => {
     return { process, url };
   };
   /** A 0.02 ETH bridge quoted by the Ferry at `url`, to a fresh recipient. */
-  const quoteFrom = async (url: string) => {
+  const quoteFrom = async (url: string, extra: Record<string, unknown> = {}) => {
     const recipient = freshRecipient(seed++);
     const response = await fetch(`${url}/quote/v2`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(ethQuoteBody(a, b, a.accounts.user.address, recipient)),
+      body: JSON.stringify({ ...ethQuoteBody(a, b, a.accounts.user.address, recipient), ...extra }),
     });
     expect(response.status).toBe(200);
     return { recipient, quote: (await response.json()) as Quote };
@@ -90,6 +90,48 @@ describe('a solver killed between the steps of a fill', () => {
           [id.toLowerCase()],
         );
         expect(rows).toEqual([{ purpose: 'fill', state: 'mined' }]);
+      } finally {
+        second.process.child.kill('SIGTERM');
+        await second.process.exited;
+      }
+    },
+  );
+
+  it.each(['sweep:after-record', 'sweep:after-broadcast'])(
+    'killed at %s (a deposit-address transfer being swept), restarted: swept once, filled once',
+    async (failpoint) => {
+      const first = await ferry(failpoint);
+      const { recipient, quote } = await quoteFrom(first.url, { useDepositAddress: true });
+      const id = quote.protocol.v2.orderId;
+      await deposit(clients, a, quote); // the plain transfer to the deposit address
+      expect(await first.process.exited).toBe('SIGKILL');
+
+      const second = await ferry('');
+      try {
+        await waitFor(
+          async () => (await statusOf(second.url, id)) === 'success',
+          'success after the restart',
+        );
+        expect(await clients.balanceOf(b.chainId, ETH, recipient)).toBe(
+          BigInt(quote.details.currencyOut.amount),
+        );
+        // The fill follows the sweep's deposit as soon as it mines; the sweep's own entry is settled when its job
+        // resumes (after the dead process's lease), which may come later.
+        const journal = async () =>
+          (
+            await sql.query<{ purpose: string; state: string }>(
+              'SELECT purpose, state FROM solver_transactions WHERE request_id = $1 ORDER BY id',
+              [id.toLowerCase()],
+            )
+          ).rows;
+        await waitFor(
+          async () => (await journal()).every((row) => row.state === 'mined'),
+          'the sweep settled',
+        );
+        expect(await journal()).toEqual([
+          { purpose: 'sweep', state: 'mined' },
+          { purpose: 'fill', state: 'mined' },
+        ]);
       } finally {
         second.process.child.kill('SIGTERM');
         await second.process.exited;

@@ -174,9 +174,16 @@ function depositAddressParameters(
   input: EvmStepsInput,
   options: DepositAddressOptions,
 ): DepositAddressParameters {
+  if (!input.origin.depositAddressFactory) {
+    throw new QuoteError(
+      'DEPOSIT_ADDRESS_UNAVAILABLE',
+      `Chain ${input.origin.id} has no deposit-address factory: use the depository deposit step (drop useDepositAddress)`,
+      { option: 'useDepositAddress', originChainId: input.origin.id },
+    );
+  }
   return {
     requestId: requestIdOf(input.requestId),
-    depository: evmAddress(input.origin.depository, 'depository'),
+    factory: evmAddress(input.origin.depositAddressFactory, 'depositAddressFactory'),
     type: options.type,
     user: evmAddress(input.user, 'user'),
     recoveryAddress: options.recoveryAddress ? evmAddress(options.recoveryAddress, 'recoveryAddress') : null,

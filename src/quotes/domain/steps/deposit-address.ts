@@ -1,80 +1,67 @@
-import {
-  type Address,
-  encodeAbiParameters,
-  getContractAddress,
-  type Hex,
-  keccak256,
-  stringToBytes,
-  zeroAddress,
-} from 'viem';
+import { type Address, encodeAbiParameters, getContractAddress, type Hex, keccak256 } from 'viem';
 import type { DepositAddress } from '../../../requests/domain/records.js';
 import { type EvmGasFields, type EvmTransactionData, gasFields, singleItemStep, type Step } from './step.js';
 
 /**
- * The init-code hash deposit addresses are derived with: `keccak256("ferry.deposit-address.forwarder.v1")`, a fixed
- * stand-in for `keccak256(initCode)` of the per-request forwarder the depository will deploy with CREATE2. When the
- * forwarder is compiled its real init-code hash replaces this value, which moves every derived address: only do
- * that while no deposit address is outstanding (docs/steps.md, "Deposit addresses").
+ * `keccak256` of `FerryDepositReceiver`'s init code (contracts/artifacts/FerryDepositReceiver.json `bytecode`; it
+ * takes no constructor arguments). A unit test fails when the artifact changes without this value: a new receiver
+ * moves every deposit address, so only change it while no deposit address is outstanding.
  */
-export const DEPOSIT_ADDRESS_INIT_CODE_HASH: Hex = keccak256(
-  stringToBytes('ferry.deposit-address.forwarder.v1'),
-);
+export const DEPOSIT_RECEIVER_INIT_CODE_HASH: Hex =
+  '0xfb7d12ea41da2f20b4aefc9b184e9afcdc32155050617f9f3ab4d85d19d823f0';
 
 export type DepositAddressType = DepositAddress['type'];
 
+/** The factory's mode argument: strict 0, open 1 (`FerryDepositAddressFactory.STRICT` / `OPEN`). */
+export const depositAddressMode = (type: DepositAddressType): 0 | 1 => (type === 'strict' ? 0 : 1);
+
 export interface DepositAddressParameters {
   readonly requestId: Hex;
-  readonly depository: Address;
-  /** `strict`: only a deposit from `user` counts. `open`: a deposit from anyone counts. */
+  /** The origin chain's `FerryDepositAddressFactory`. */
+  readonly factory: Address;
+  /** `strict`: exactly the quoted amount. `open`: at least the quoted amount (docs/deposit-addresses.md). */
   readonly type: DepositAddressType;
   readonly user: Address;
-  /** Who may recover funds sent to the address; defaults to `refundTo`, then `user`. */
+  /** Who may pull funds Ferry has not swept; defaults to `refundTo`, then `user`. */
   readonly recoveryAddress?: Address | null;
   readonly refundTo?: Address | null;
-  /** Overrides `DEPOSIT_ADDRESS_INIT_CODE_HASH` (tests, or a chain with another forwarder). */
-  readonly initCodeHash?: Hex;
 }
 
 /** The recovery address in effect: the one given, else `refundTo`, else the user. */
-export function recoveryAddressOf(parameters: DepositAddressParameters): Address {
+export function recoveryAddressOf(parameters: Omit<DepositAddressParameters, 'factory'>): Address {
   return parameters.recoveryAddress ?? parameters.refundTo ?? parameters.user;
 }
 
 /**
- * The CREATE2 salt: `keccak256(abi.encode(orderId, mode, depositor, recoveryAddress))` with mode 0 = strict,
- * 1 = open and depositor = zero for open. The address commits to how it may be used, not only to the order.
+ * The CREATE2 salt, as the factory computes it onchain (`saltOf`): `keccak256(abi.encode(orderId, mode, recovery))`.
+ * The address commits to the order, how it may be used and who may recover it.
  */
-export function depositAddressSalt(parameters: DepositAddressParameters): Hex {
-  const strict = parameters.type === 'strict';
+export function depositAddressSalt(orderId: Hex, type: DepositAddressType, recovery: Address): Hex {
   return keccak256(
     encodeAbiParameters(
-      [{ type: 'bytes32' }, { type: 'uint8' }, { type: 'address' }, { type: 'address' }],
-      [
-        parameters.requestId,
-        strict ? 0 : 1,
-        strict ? parameters.user : zeroAddress,
-        recoveryAddressOf(parameters),
-      ],
+      [{ type: 'bytes32' }, { type: 'uint8' }, { type: 'address' }],
+      [orderId, depositAddressMode(type), recovery],
     ),
   );
 }
 
-/** The request's deposit address: CREATE2 from the depository with `depositAddressSalt`; deterministic. */
+/** The request's deposit address: where the factory deploys its receiver (CREATE2); deterministic. */
 export function deriveDepositAddress(parameters: DepositAddressParameters): Address {
   return getContractAddress({
     opcode: 'CREATE2',
-    from: parameters.depository,
-    salt: depositAddressSalt(parameters),
-    bytecodeHash: parameters.initCodeHash ?? DEPOSIT_ADDRESS_INIT_CODE_HASH,
+    from: parameters.factory,
+    salt: depositAddressSalt(parameters.requestId, parameters.type, recoveryAddressOf(parameters)),
+    bytecodeHash: DEPOSIT_RECEIVER_INIT_CODE_HASH,
   });
 }
 
-/** The request record's `depositAddress` (before any deposit: no `depositTxHash` yet). */
+/** The request record's `depositAddress` before any deposit: no depositor or `depositTxHash` yet. */
 export function buildDepositAddress(parameters: DepositAddressParameters): DepositAddress {
   return {
     address: deriveDepositAddress(parameters),
     type: parameters.type,
-    depositor: parameters.type === 'strict' ? parameters.user : null,
+    depositor: null,
+    depositTxHash: null,
     recoveryAddress: recoveryAddressOf(parameters),
   };
 }
@@ -93,8 +80,8 @@ export function buildDepositAddressStep(parameters: DepositAddressStepParameters
     action: 'Send funds to the deposit address',
     description:
       parameters.type === 'strict'
-        ? 'Send the amount from your wallet to the deposit address'
-        : 'Send the amount to the deposit address from any wallet',
+        ? 'Send exactly the amount to the deposit address, from any wallet, before the quote expires'
+        : 'Send at least the amount to the deposit address, from any wallet, before the quote expires',
     kind: 'transaction',
     requestId: parameters.requestId,
     depositAddress: address,

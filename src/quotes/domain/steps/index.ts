@@ -1,5 +1,6 @@
 export * from './build-steps.js';
 export * from './deposit-address.js';
+export * from './deposit-address-eligibility.js';
 export * from './evm-deposit.js';
 export * from './permit.js';
 export * from './perps-a.js';

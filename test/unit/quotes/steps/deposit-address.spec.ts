@@ -1,8 +1,9 @@
-import { getAddress, getContractAddress, keccak256, stringToBytes } from 'viem';
+import { readFileSync } from 'node:fs';
+import { getAddress, getContractAddress, type Hex, keccak256 } from 'viem';
 import {
   buildDepositAddress,
   buildSteps,
-  DEPOSIT_ADDRESS_INIT_CODE_HASH,
+  DEPOSIT_RECEIVER_INIT_CODE_HASH,
   depositAddressOf,
   depositAddressSalt,
   type DepositAddressParameters,
@@ -13,7 +14,6 @@ import {
 import {
   chain,
   currency,
-  DEPOSITORY,
   evmNative,
   expectQuoteError,
   otherAccount,
@@ -23,16 +23,17 @@ import {
 } from './fixtures.js';
 
 const user = userAccount.address;
+const FACTORY = getAddress('0xa513E6E4b8f2a923D98304ec87F64353C4D5C853');
 const parameters: DepositAddressParameters = {
   requestId,
-  depository: getAddress(DEPOSITORY),
+  factory: FACTORY,
   type: 'strict',
   user,
 };
 const input = (overrides: Partial<EvmStepsInput> = {}): EvmStepsInput => ({
   vmType: 'evm',
   requestId,
-  origin: chain(),
+  origin: chain({ depositAddressFactory: FACTORY }),
   currency: evmNative,
   amount: 10n ** 17n,
   user,
@@ -42,16 +43,20 @@ const input = (overrides: Partial<EvmStepsInput> = {}): EvmStepsInput => ({
 });
 
 describe(deriveDepositAddress.name, () => {
-  it('is the CREATE2 address from the depository with the documented salt and init-code hash', () => {
-    expect(DEPOSIT_ADDRESS_INIT_CODE_HASH).toBe(
-      keccak256(stringToBytes('ferry.deposit-address.forwarder.v1')),
-    );
+  it("is the CREATE2 address from the factory with the factory's salt and the receiver's real init code", () => {
+    const artifact = JSON.parse(
+      readFileSync(
+        new URL('../../../../contracts/artifacts/FerryDepositReceiver.json', import.meta.url),
+        'utf8',
+      ),
+    ) as { bytecode: Hex };
+    expect(DEPOSIT_RECEIVER_INIT_CODE_HASH).toBe(keccak256(artifact.bytecode));
     expect(deriveDepositAddress(parameters)).toBe(
       getContractAddress({
         opcode: 'CREATE2',
-        from: getAddress(DEPOSITORY),
-        salt: depositAddressSalt(parameters),
-        bytecodeHash: DEPOSIT_ADDRESS_INIT_CODE_HASH,
+        from: FACTORY,
+        salt: depositAddressSalt(requestId, 'strict', user),
+        bytecodeHash: DEPOSIT_RECEIVER_INIT_CODE_HASH,
       }),
     );
   });
@@ -60,13 +65,13 @@ describe(deriveDepositAddress.name, () => {
     expect(deriveDepositAddress(parameters)).toBe(deriveDepositAddress({ ...parameters }));
   });
 
-  it('differs per request, per type, per recovery address and per depository', () => {
+  it('differs per request, per type, per recovery address and per factory', () => {
     const addresses = [
       deriveDepositAddress(parameters),
       deriveDepositAddress({ ...parameters, requestId: otherRequestId }),
       deriveDepositAddress({ ...parameters, type: 'open' }),
       deriveDepositAddress({ ...parameters, recoveryAddress: otherAccount.address }),
-      deriveDepositAddress({ ...parameters, depository: otherAccount.address }),
+      deriveDepositAddress({ ...parameters, factory: otherAccount.address }),
     ];
     expect(new Set(addresses).size).toBe(addresses.length);
   });
@@ -81,8 +86,12 @@ describe(deriveDepositAddress.name, () => {
     );
   });
 
-  it('records the user as depositor when strict, nobody when open', () => {
-    expect(buildDepositAddress(parameters)).toMatchObject({ type: 'strict', depositor: user });
+  it('has no depositor and no depositTxHash before a transfer is recorded', () => {
+    expect(buildDepositAddress(parameters)).toMatchObject({
+      type: 'strict',
+      depositor: null,
+      depositTxHash: null,
+    });
     expect(buildDepositAddress({ ...parameters, type: 'open' })).toMatchObject({
       type: 'open',
       depositor: null,
@@ -113,7 +122,8 @@ describe('useDepositAddress steps', () => {
     ).toEqual({
       address: step?.depositAddress,
       type: 'strict',
-      depositor: user,
+      depositor: null,
+      depositTxHash: null,
       recoveryAddress: otherAccount.address,
     });
     expect(depositAddressOf(input({ depositAddress: null }))).toBeNull();
@@ -136,5 +146,13 @@ describe('useDepositAddress steps', () => {
       'INVALID_ADDRESS',
       { field: 'recoveryAddress' },
     );
+  });
+});
+
+describe('useDepositAddress without a factory on the origin chain', () => {
+  it('is refused with DEPOSIT_ADDRESS_UNAVAILABLE', () => {
+    expectQuoteError(() => buildSteps(input({ origin: chain() })), 'DEPOSIT_ADDRESS_UNAVAILABLE', {
+      option: 'useDepositAddress',
+    });
   });
 });

@@ -1,0 +1,214 @@
+import { type Address, encodeFunctionData, type Hex } from 'viem';
+import { depositAddressFactoryAbi } from '../chains/abi/deposit-address-factory.js';
+import type { ChainInfo } from '../chains/chain.js';
+import { failpoint } from '../common/failpoints.js';
+import { depositAddressMode } from '../quotes/domain/steps/deposit-address.js';
+import { requestStreamId } from '../requests/domain/request.aggregate.js';
+import type {
+  DepositAddressFundedData,
+  DepositAddressTransferRefusedData,
+  RequestQuotedData,
+} from '../requests/domain/request-events.js';
+import type { RequestEventType } from '../requests/domain/request-events.js';
+import { nextStatus, type RequestStatus } from '../requests/domain/request-status.js';
+import { isRevert, type JobOutcome, type SolverJobDeps } from './solver-job.js';
+import { type ClaimedJob, jobKey } from './solver-jobs.js';
+import type { JournalEntry, TxIntent } from './transaction-journal.js';
+
+/** Gas a `giveBack` takes at most (deploying the receiver and a transfer), for the dust threshold. */
+const GIVE_BACK_GAS = 150_000n;
+
+/** A sweep or give-back that cannot be sent now (RPC down, or it would revert: the funds were recovered). */
+export class DepositAddressTxNotSent extends Error {}
+
+/** What the job needs of the request: its quote, the transfer the job is about, where the request stands. */
+interface AddressFacts {
+  readonly quote: RequestQuotedData;
+  readonly funded: DepositAddressFundedData | null;
+  readonly refused: DepositAddressTransferRefusedData | null;
+  readonly status: RequestStatus;
+  /** The request expired after it took the transfer (its deposit would no longer be filled). */
+  readonly expiredSinceFunded: boolean;
+}
+
+/**
+ * Moves the funds of a transfer into a deposit address, one journaled factory call each (deploy + forward in one
+ * transaction, so a crash leaves either nothing sent or one stored transaction the journal re-sends):
+ *
+ * - `sweep` (a transfer the request took): `factory.sweep(orderId, mode, recovery, depositor, quoted amount)` puts
+ *   the funds into the depository with the order id; the watcher credits that deposit like any other, and the fill
+ *   follows it. If the request moved on before the sweep was signed (it expired), the funds are given back instead.
+ * - `give-back` (a refused transfer, or an open address's surplus): `factory.giveBack(…, to, amount)` to `refundTo`,
+ *   else the transfer's sender.
+ *
+ * Only the factory's owner (the solver) may call either, and the factory derives the receiver from the order id, so
+ * a sweep can only ever credit the order the address was quoted for.
+ */
+export class DepositAddressJob {
+  constructor(private readonly deps: SolverJobDeps) {}
+
+  async run(job: ClaimedJob): Promise<JobOutcome> {
+    const facts = await this.facts(job);
+    const origin = this.deps.chains.chain(facts.quote.originChainId);
+    const sent = await this.deps.journal.inOrder(origin, async () => {
+      const entries = await this.deps.journal.entriesOf(jobKey(job));
+      let entry = entries.find((e) => ['signed', 'broadcast', 'mined'].includes(e.state));
+      if (!entry) {
+        const plan = this.plan(job, facts);
+        if (!plan) return 'done' as const;
+        // Dust is judged in the native currency only; a token is given back whatever its amount.
+        if (plan.purpose === 'give-back' && plan.native && (await this.dust(origin, plan.amount))) {
+          return 'done' as const;
+        }
+        try {
+          entry = await this.deps.journal.record(
+            origin,
+            plan.intent,
+            { purpose: plan.purpose, jobKey: jobKey(job), requestId: facts.quote.requestId },
+            this.deps.jobs.guard(job),
+          );
+        } catch (error) {
+          throw new DepositAddressTxNotSent(
+            `${plan.purpose} ${isRevert(error) ? 'would revert' : 'not sent'}: ${(error as Error).message}`,
+          );
+        }
+        failpoint('sweep:after-record');
+      }
+      if (entry.state === 'signed') {
+        await this.deps.journal.release(origin, entry);
+        failpoint('sweep:after-broadcast');
+      }
+      return entry;
+    });
+    if (typeof sent === 'string') return sent;
+    return this.await(job, sent, origin.id);
+  }
+
+  /** The factory call for this job, or null when there is nothing (left) to move. */
+  private plan(
+    job: ClaimedJob,
+    facts: AddressFacts,
+  ): { purpose: 'sweep' | 'give-back'; intent: TxIntent; amount: bigint; native: boolean } | null {
+    const { quote } = facts;
+    const origin = this.deps.chains.chain(quote.originChainId);
+    if (!origin.depositAddressFactory || !quote.depositAddress) {
+      throw new DepositAddressTxNotSent(`chain ${origin.id} has no deposit-address factory`);
+    }
+    const transfer = facts.funded ?? facts.refused;
+    if (!transfer) return null;
+    const common = [
+      quote.requestId as Hex,
+      depositAddressMode(quote.depositAddress.type),
+      quote.depositAddress.recoveryAddress as Address,
+    ] as const;
+    // Found by balance, the transfer has no known sender: the user stands in for it (credited, refunded).
+    const sender = transfer.observedBy === 'balance' ? quote.user : transfer.depositor;
+    const giveBackTo = (quote.refundTo ?? sender) as Address;
+    const token = facts.refused?.currency;
+    const giveBack = (amount: bigint) =>
+      amount === 0n
+        ? null
+        : {
+            purpose: 'give-back' as const,
+            amount,
+            native: token === undefined,
+            intent: this.factoryCall(
+              origin.depositAddressFactory!,
+              token === undefined
+                ? encodeFunctionData({
+                    abi: depositAddressFactoryAbi,
+                    functionName: 'giveBack',
+                    args: [...common, giveBackTo, amount],
+                  })
+                : encodeFunctionData({
+                    abi: depositAddressFactoryAbi,
+                    functionName: 'giveBackToken',
+                    args: [...common, token as Address, giveBackTo, amount],
+                  }),
+            ),
+          };
+    if (job.kind === 'give-back') {
+      if (facts.refused) return giveBack(BigInt(facts.refused.amount));
+      return giveBack(BigInt(facts.funded!.surplus));
+    }
+    const funded = facts.funded!;
+    // The request expired before its sweep was signed: it will never be filled, so the funds go back.
+    if (facts.status !== 'waiting' || facts.expiredSinceFunded) return giveBack(BigInt(funded.sweepAmount));
+    return {
+      purpose: 'sweep',
+      amount: BigInt(funded.sweepAmount),
+      native: true,
+      intent: this.factoryCall(
+        origin.depositAddressFactory,
+        encodeFunctionData({
+          abi: depositAddressFactoryAbi,
+          functionName: 'sweep',
+          args: [...common, sender as Address, BigInt(funded.sweepAmount)],
+        }),
+      ),
+    };
+  }
+
+  /**
+   * Whether giving `amount` back would cost the solver more gas than it returns: then it is not sent, so nobody can
+   * drain the solver with dust transfers to a deposit address. The funds stay at the address for its recovery
+   * address to pull (docs/deposit-addresses.md).
+   */
+  private async dust(origin: ChainInfo, amount: bigint): Promise<boolean> {
+    const gasPrice = await this.deps.clients.of(origin).getGasPrice();
+    return amount < gasPrice * GIVE_BACK_GAS;
+  }
+
+  private factoryCall(factory: string, data: Hex): TxIntent {
+    return { to: factory as Address, value: 0n, data };
+  }
+
+  private async await(job: ClaimedJob, entry: JournalEntry, chainId: number): Promise<JobOutcome> {
+    const origin = this.deps.chains.chain(chainId);
+    const settlement = await this.deps.journal.awaitSettled(origin, entry, {
+      maxWaitMs: this.deps.settleWaitMs,
+      keepGoing: () => this.deps.jobs.renew(job),
+    });
+    if (settlement.kind === 'pending') return 'later';
+    if (
+      settlement.kind === 'dropped' ||
+      settlement.entry.id !== entry.id ||
+      settlement.receipt.status !== 'success'
+    ) {
+      // Reverted or dropped: this attempt is dead, so another cannot move the funds twice.
+      throw new DepositAddressTxNotSent(
+        `${entry.purpose} ${entry.txHash} ${settlement.kind === 'mined' ? 'reverted' : 'dropped'}`,
+      );
+    }
+    return 'done';
+  }
+
+  /** The request's quote, the transfer named by the job's key (`<chainId>:<txHash>:<0|surplus>`), its status. */
+  private async facts(job: ClaimedJob): Promise<AddressFacts> {
+    const [chainId, txHash] = job.depositKey.split(':');
+    const events = await this.deps.store.readStream(requestStreamId(job.requestId));
+    let quote: RequestQuotedData | null = null;
+    let funded: DepositAddressFundedData | null = null;
+    let refused: DepositAddressTransferRefusedData | null = null;
+    let status: RequestStatus | 'none' = 'none';
+    let expiredSinceFunded = false;
+    const isTransfer = (data: { chainId: number; txHash: string }) =>
+      String(data.chainId) === chainId && data.txHash.toLowerCase() === txHash;
+    for (const event of events) {
+      status = nextStatus(status, event.type as RequestEventType) ?? status;
+      if (event.type === 'RequestQuoted') quote = event.data as RequestQuotedData;
+      if (event.type === 'RequestExpired' && funded) expiredSinceFunded = true;
+      if (event.type === 'DepositAddressFunded' && isTransfer(event.data as DepositAddressFundedData)) {
+        funded = event.data as DepositAddressFundedData;
+      }
+      if (
+        event.type === 'DepositAddressTransferRefused' &&
+        isTransfer(event.data as DepositAddressTransferRefusedData)
+      ) {
+        refused = event.data as DepositAddressTransferRefusedData;
+      }
+    }
+    if (!quote) throw new Error(`No quote for request ${job.requestId}`);
+    return { quote, funded, refused, status: status as RequestStatus, expiredSinceFunded };
+  }
+}
