@@ -12,7 +12,7 @@ import type { ChainInfo } from '../chains/chain.js';
 import type { Database, SqlExecutor } from '../database/database.js';
 import type { EvmClients } from './evm-clients.js';
 
-export type TxPurpose = 'fill' | 'refund' | 'return' | 'cancel' | 'gap' | 'approve' | 'permit';
+export type TxPurpose = 'fill' | 'refund' | 'return' | 'cancel' | 'gap' | 'approve' | 'permit' | 'claim';
 export type TxState = 'signed' | 'broadcast' | 'mined' | 'reverted' | 'dropped' | 'void';
 
 /** What to send: the solver never sends anything else. */
