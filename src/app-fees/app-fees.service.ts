@@ -8,6 +8,10 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { DATABASE, type Database } from '../database/database.js';
 import { AggregateRepository } from '../event-store/aggregate-repository.js';
+import { EVENT_STORE, type EventStore } from '../event-store/event-store.js';
+import { appFeeClaimsProjection } from '../../projections/app-fee-balances/app-fee-balances.projection.js';
+import type { Projection } from '../../projections/projection.js';
+import { projectionStatus } from '../../projections/runner/projection-status.js';
 import { priceSourceFor } from '../quotes/price-source.provider.js';
 import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
 import type { Amount } from '../requests/domain/records.js';
@@ -24,6 +28,9 @@ import {
   type ClaimState,
 } from './domain/app-fee-account-state.js';
 import { usdFeeToUsdcUnits } from './domain/usdc-conversion.js';
+
+/** Longest `POST /execute/permits` waits for a just-made claim to become readable. */
+const CLAIM_READ_WAIT_MS = 5_000;
 
 export interface AppFeeBalances {
   readonly balances: Amount[];
@@ -52,6 +59,7 @@ export class AppFeesService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(DATABASE) private readonly db: Database,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly accounts: AggregateRepository,
     private readonly payouts: AppFeePayoutsProvider,
@@ -135,11 +143,7 @@ export class AppFeesService {
    */
   async authorize(claimId: string, signature: Hex): Promise<ClaimExecution> {
     const id = claimId.toLowerCase();
-    const { rows } = await this.db.query<{ state: ClaimView }>(
-      'SELECT state FROM app_fee_claims WHERE id = $1',
-      [id],
-    );
-    const claim = rows[0]?.state;
+    const claim = await this.findClaim(id);
     if (!claim) throw new ApiError('NOT_FOUND', `No app-fee claim ${claimId}`);
     const chain = this.payoutChain(claim.chainId);
     let valid: boolean;
@@ -241,6 +245,27 @@ export class AppFeesService {
         `No USD price for ${currency.symbol} on ${currency.chainId}`,
       );
     return price;
+  }
+
+  /**
+   * A claim by id from the `app-fee-claims` projection. A wallet may sign and post the moment the claim is answered,
+   * before the projection applied it: while the projection still has events to apply, this waits for it (up to
+   * `CLAIM_READ_WAIT_MS`), so only a claim id the caught-up projection does not know is "not found".
+   */
+  private async findClaim(id: string): Promise<ClaimView | null> {
+    const deadline = Date.now() + CLAIM_READ_WAIT_MS;
+    for (;;) {
+      const { rows } = await this.db.query<{ state: ClaimView }>(
+        'SELECT state FROM app_fee_claims WHERE id = $1',
+        [id],
+      );
+      if (rows[0]) return rows[0].state;
+      const status = await projectionStatus(this.db, this.store, appFeeClaimsProjection as Projection, {
+        lagCap: 1,
+      });
+      if ((status.live && status.live.lagEvents === 0) || Date.now() > deadline) return null;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
   }
 
   private async readAccount(address: string): Promise<AppFeeAccountState | null> {
