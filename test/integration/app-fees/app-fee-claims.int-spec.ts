@@ -165,7 +165,10 @@ describe('app-fee claims on local chains', () => {
     const wrong = await submit(claimId, await STRANGER.signMessage({ message: { raw: claimId } }));
     expect(wrong.code).toBe(400);
     expect(wrong.body).toMatchObject({ errorCode: 'INVALID_SIGNATURE' });
-    expect((await submit(claimId, null)).code).toBe(400);
+    expect((await submit(claimId, null)).body).toMatchObject({ errorCode: 'INVALID_INPUT' });
+    // A longer signature (a contract wallet's format) reaches verification, and fails it.
+    const long = await submit(claimId, `${await STRANGER.signMessage({ message: { raw: claimId } })}00`);
+    expect(long.body).toMatchObject({ errorCode: 'INVALID_SIGNATURE' });
     expect(await usdcOn31338(CLAIMER.address)).toBe(0n);
 
     const signature = await CLAIMER.signMessage({ message: { raw: claimId } });
