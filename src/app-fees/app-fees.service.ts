@@ -19,7 +19,7 @@ import { EvmClients } from '../solver/evm-clients.js';
 import { balanceAmount } from './app-fee-amount.js';
 import { AppFeePayoutsProvider } from './app-fee-payouts.provider.js';
 import type { ClaimAppFeesDto } from './claim-app-fees.dto.js';
-import type { PayoutOutcome } from './claim-payouts.js';
+import type { ClaimPayouts, PayoutOutcome } from './claim-payouts.js';
 import { AppFeeDomainError, type ClaimPayoutTerms } from './domain/app-fee-account-decide.js';
 import { AppFeeAccountAggregate } from './domain/app-fee-account.aggregate.js';
 import {
@@ -102,6 +102,7 @@ export class AppFeesService {
   /** Reserves the whole available balance for a claim and answers the one signature step that authorizes it. */
   async claim(address: string, body: ClaimAppFeesDto): Promise<{ steps: unknown[] }> {
     const owner = claimAddress(address);
+    this.treasury();
     const terms = await this.termsOf(owner, body);
     const claimId = bytesToHex(randomBytes(32));
     const at = this.clock.now();
@@ -163,13 +164,18 @@ export class AppFeesService {
         `The signature is not ${claim.address}'s over claim ${claimId}`,
       );
     }
+    const payouts = this.treasury();
     const account = await this.execute(claim.address, (aggregate) =>
       aggregate.handle({
         type: 'AuthorizeClaim',
         data: { claimId: id, signature, at: this.clock.now().toISOString() },
       }),
     );
-    const outcome = await this.pay(claim.address, account.state.claims[id]);
+    const outcome = await payouts.pay(
+      claim.address,
+      account.state.claims[id],
+      this.config.appFees.payoutWaitMs,
+    );
     if (outcome.status === 'failed') {
       throw new ApiError(
         'CLAIM_PAYOUT_FAILED',
@@ -190,13 +196,18 @@ export class AppFeesService {
 
   /** Drives a claim's payout (also the resumer's way back into one a crash interrupted). */
   async pay(address: string, claim: ClaimState): Promise<PayoutOutcome> {
+    return this.treasury().pay(address, claim, this.config.appFees.payoutWaitMs);
+  }
+
+  /** The treasury's payouts; without a key nothing is reserved or authorized, since nothing could be paid. */
+  private treasury(): ClaimPayouts {
     const payouts = this.payouts.get();
     if (!payouts) {
       throw new ApiError('CHAIN_NOT_CONFIGURED', 'No treasury key here to pay claims', {
         variable: 'TREASURY_PRIVATE_KEY',
       });
     }
-    return payouts.pay(address, claim, this.config.appFees.payoutWaitMs);
+    return payouts;
   }
 
   private async termsOf(owner: string, body: ClaimAppFeesDto): Promise<ClaimPayoutTerms> {

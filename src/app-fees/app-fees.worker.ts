@@ -63,12 +63,12 @@ export class AppFeesWorker implements OnApplicationBootstrap, BeforeApplicationS
     await Promise.all(this.loops);
   }
 
-  /** Signed claims left unsettled for longer than a payout answer waits: drives each once more. */
-  async resume(): Promise<boolean> {
+  /** Signed claims left unsettled for longer than a payout answer waits (`olderThanMs`): drives each once more. */
+  async resume(olderThanMs = this.config.appFees.payoutWaitMs + 5_000): Promise<boolean> {
     const { rows } = await this.db.query<{ state: ClaimView }>(
       `SELECT state FROM app_fee_claims WHERE status IN ('authorized', 'submitted')
           AND updated_at < now() - ($1 || ' milliseconds')::interval ORDER BY updated_at LIMIT 20`,
-      [String(this.config.appFees.payoutWaitMs + 5_000)],
+      [String(olderThanMs)],
     );
     for (const { state } of rows) await this.appFees.pay(state.address, state);
     return false;

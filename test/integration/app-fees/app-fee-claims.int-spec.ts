@@ -1,6 +1,9 @@
 import type { Address, Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { readArtifact } from '../../../scripts/devnet/deploy-devnet.js';
+import { AppFeesWorker } from '../../../src/app-fees/app-fees.worker.js';
+import { AppFeeAccountAggregate } from '../../../src/app-fees/domain/app-fee-account.aggregate.js';
+import { AggregateRepository } from '../../../src/event-store/aggregate-repository.js';
 import { EVENT_STORE, type EventStore } from '../../../src/event-store/event-store.js';
 import type { FillSucceededData } from '../../../src/requests/domain/request-events.js';
 import type { Clock } from '../../../src/common/clock.js';
@@ -212,6 +215,34 @@ describe('app-fee claims on local chains', () => {
     expect(refused.body).toMatchObject({ errorCode: 'INVALID_SIGNATURE' });
     expect(await usdcOn31338(rejectingWallet)).toBe(0n);
     expect((await balanceOf(rejectingWallet)).totals).toMatchObject({ pending: '500000', withdrawn: '0' });
+  });
+
+  it('a signed claim whose payout a crash cut short is paid once by the resumer', async () => {
+    const [open] = (await claimsOf(rejectingWallet)).claims;
+    expect(open.status).toBe('reserved');
+    // As if the signature had been accepted and the process died before the payout was journaled.
+    await app.app.get(AggregateRepository).execute(
+      () => new AppFeeAccountAggregate(rejectingWallet),
+      (account) =>
+        account.handle({
+          type: 'AuthorizeClaim',
+          data: { claimId: open.claimId, signature: '0x', at: clock.now().toISOString() },
+        }),
+    );
+    await waitForProjections(app);
+    const worker = app.app.get(AppFeesWorker);
+    await worker.resume(0);
+    await worker.resume(0);
+    expect(await usdcOn31338(rejectingWallet)).toBe(500_000n);
+    expect((await claimsOf(rejectingWallet)).claims[0]).toMatchObject({
+      claimId: open.claimId,
+      status: 'paid',
+    });
+    expect((await balanceOf(rejectingWallet)).totals).toEqual({
+      accrued: '500000',
+      pending: '0',
+      withdrawn: '500000',
+    });
   });
 
   it('a payout the treasury cannot make (WETH on 31337, which it does not hold) fails and gives the balance back', async () => {
