@@ -15,6 +15,7 @@ export class AppFeesController {
   })
   @ApiOkResponse({ description: '`{balances: [Amount], totals: {accrued, pending, withdrawn}}`' })
   @ApiResponse({ status: 400, description: 'INVALID_ADDRESS' })
+  @ApiResponse({ status: 503, description: 'SERVICE_UNAVAILABLE: the balances are still being built' })
   balances(@Param('address') address: string): Promise<AppFeeBalances> {
     return this.appFees.balances(address);
   }

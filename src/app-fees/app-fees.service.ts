@@ -29,6 +29,8 @@ import {
 } from './domain/app-fee-account-state.js';
 import { usdFeeToUsdcUnits } from './domain/usdc-conversion.js';
 
+const UNDEFINED_TABLE = '42P01';
+
 /** Longest `POST /execute/permits` waits for a just-made claim to become readable. */
 const CLAIM_READ_WAIT_MS = 5_000;
 
@@ -92,7 +94,7 @@ export class AppFeesService {
   }
 
   async claims(address: string): Promise<{ claims: ClaimView[] }> {
-    const { rows } = await this.db.query<{ state: ClaimView }>(
+    const rows = await this.read<{ state: ClaimView }>(
       'SELECT state FROM app_fee_claims WHERE address = $1 ORDER BY updated_at DESC, id LIMIT 100',
       [claimAddress(address)],
     );
@@ -266,10 +268,9 @@ export class AppFeesService {
   private async findClaim(id: string): Promise<ClaimView | null> {
     const deadline = Date.now() + CLAIM_READ_WAIT_MS;
     for (;;) {
-      const { rows } = await this.db.query<{ state: ClaimView }>(
-        'SELECT state FROM app_fee_claims WHERE id = $1',
-        [id],
-      );
+      const rows = await this.read<{ state: ClaimView }>('SELECT state FROM app_fee_claims WHERE id = $1', [
+        id,
+      ]);
       if (rows[0]) return rows[0].state;
       const status = await projectionStatus(this.db, this.store, appFeeClaimsProjection as Projection, {
         lagCap: 1,
@@ -279,8 +280,20 @@ export class AppFeesService {
     }
   }
 
+  /** A read-model query; before the projections' first build there is nothing to serve yet (503, not 500). */
+  private async read<R extends object>(sql: string, params: unknown[]): Promise<R[]> {
+    try {
+      return (await this.db.query<R>(sql, params)).rows;
+    } catch (error) {
+      if ((error as { code?: unknown }).code === UNDEFINED_TABLE) {
+        throw new ApiError('SERVICE_UNAVAILABLE', 'App-fee balances are being built; retry shortly');
+      }
+      throw error;
+    }
+  }
+
   private async readAccount(address: string): Promise<AppFeeAccountState | null> {
-    const { rows } = await this.db.query<{ state: AppFeeAccountState }>(
+    const rows = await this.read<{ state: AppFeeAccountState }>(
       'SELECT state FROM app_fee_balances WHERE id = $1',
       [address],
     );
