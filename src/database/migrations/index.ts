@@ -5,6 +5,7 @@ import { Webhooks1763770300000 } from './1763770300000-webhooks.js';
 import { Chains1763770400000 } from './1763770400000-chains.js';
 import { UnmatchedDeposits1763770500000 } from './1763770500000-unmatched-deposits.js';
 import { TransactionJournal1763770600000 } from './1763770600000-transaction-journal.js';
+import { ApiKeySponsorAddress1763771200000 } from './1763771200000-api-key-sponsor-address.js';
 
 /** Every migration, in order. Adding one never edits the data source. */
 export const migrations = [
@@ -15,4 +16,5 @@ export const migrations = [
   Chains1763770400000,
   UnmatchedDeposits1763770500000,
   TransactionJournal1763770600000,
+  ApiKeySponsorAddress1763771200000,
 ];
