@@ -48,11 +48,38 @@ export function accrualsOf(events: readonly RecordedEvent[]): Accrual[] {
   return accruals;
 }
 
+/** A sponsoring account's payment for one filled request (`feeSponsorship.actual.sponsorPayment`). */
+export interface SponsorDebit {
+  readonly address: string;
+  readonly requestId: string;
+  /** Base USDC units. */
+  readonly amount: string;
+  readonly at: string;
+}
+
+/** The sponsor payments a batch of the log calls for: one per filled request whose sponsorship an app balance pays. */
+export function sponsorDebitsOf(events: readonly RecordedEvent[]): SponsorDebit[] {
+  const debits: SponsorDebit[] = [];
+  for (const event of events) {
+    if (event.type !== 'FillSucceeded' || !event.streamId.startsWith('request-')) continue;
+    const data = event.data as FillSucceededData;
+    const payment = data.feeSponsorship?.sponsorPayment;
+    if (!payment || BigInt(payment.amount) <= 0n) continue;
+    debits.push({
+      address: payment.address.toLowerCase(),
+      requestId: event.streamId.slice('request-'.length),
+      amount: payment.amount,
+      at: data.completedAt,
+    });
+  }
+  return debits;
+}
+
 /**
- * Credits app fees to their recipients' accounts as a checkpointed consumer of the log (never the in-memory bus), so
- * a restart resumes where it stopped. The credits are appended before the checkpoint moves; one appended twice (a
- * crash in between, two instances) is stored once, since the account takes a request once and the event id is
- * derived from the request and the recipient.
+ * Credits app fees to their recipients' accounts, and pays sponsored requests from their sponsors' accounts, as a
+ * checkpointed consumer of the log (never the in-memory bus), so a restart resumes where it stopped. Both are
+ * appended before the checkpoint moves; one appended twice (a crash in between, two instances) is stored once, since
+ * the account takes a request once and the event id is derived from the request and the address.
  */
 export class AppFeeAccrual {
   constructor(
@@ -79,9 +106,27 @@ export class AppFeeAccrual {
       this.store,
       { name: ACCRUAL_CONSUMER, generation: 1, batchSize: this.batchSize },
       async () => undefined,
-      (events) => this.accrue(accrualsOf(events)),
+      async (events) => {
+        await this.accrue(accrualsOf(events));
+        await this.debit(sponsorDebitsOf(events));
+      },
     );
     return result.processed > 0;
+  }
+
+  /** Pays each sponsored request from its sponsor's balance, once (the account takes a request once). */
+  private async debit(debits: readonly SponsorDebit[]): Promise<void> {
+    for (const debit of debits) {
+      await this.accounts.execute(
+        () => new AppFeeAccountAggregate(debit.address),
+        (account) =>
+          account.handle({
+            type: 'PaySponsorship',
+            data: { requestId: debit.requestId, amount: debit.amount, at: debit.at },
+          }),
+        { metadata: { command: 'PaySponsorship', actor: ACCRUAL_CONSUMER } },
+      );
+    }
   }
 
   private async accrue(accruals: readonly Accrual[]): Promise<void> {

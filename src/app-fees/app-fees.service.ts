@@ -28,6 +28,7 @@ import {
   type ClaimState,
 } from './domain/app-fee-account-state.js';
 import { usdFeeToUsdcUnits } from './domain/usdc-conversion.js';
+import { Decimal, fromUnits } from '../quotes/domain/pricing/decimal.js';
 
 const UNDEFINED_TABLE = '42P01';
 
@@ -75,13 +76,7 @@ export class AppFeesService {
   }
 
   async balances(address: string): Promise<AppFeeBalances> {
-    const account = await this.readAccount(claimAddress(address));
-    const now = this.clock.now().toISOString();
-    // An unsigned claim past its expiry no longer holds anything, even before a new claim records the expiry.
-    const lapsed = Object.values(account?.claims ?? {})
-      .filter((claim) => claim.status === 'reserved' && now >= claim.expiresAt)
-      .reduce((sum, claim) => sum + BigInt(claim.amount), 0n);
-    const available = account ? availableBalance(account) + lapsed : 0n;
+    const { account, available, lapsed } = await this.available(claimAddress(address));
     const usdc = this.baseCurrency;
     return {
       balances: [balanceAmount(usdc, available, await this.usdPrice(usdc))],
@@ -91,6 +86,35 @@ export class AppFeesService {
         withdrawn: account?.withdrawn ?? '0',
       },
     };
+  }
+
+  /** What a sponsor's available balance is worth in USD, rounded down: the most its quotes may sponsor. */
+  async sponsorBudgetUsd(address: string): Promise<Decimal> {
+    const { available } = await this.available(address.toLowerCase());
+    const usdc = this.baseCurrency;
+    return fromUnits(available, usdc.decimals).mul(Decimal.parse(await this.usdPrice(usdc)), 'floor');
+  }
+
+  /** A sponsored USD amount as the sponsor's payment in base USDC units (rounded up: the sponsor is charged). */
+  async sponsorPayment(
+    address: string,
+    sponsoredUsd: string,
+  ): Promise<{ address: string; chainId: number; amount: string }> {
+    const usdc = this.baseCurrency;
+    const amount = usdFeeToUsdcUnits(sponsoredUsd, await this.usdPrice(usdc), usdc.decimals);
+    return { address: address.toLowerCase(), chainId: usdc.chainId, amount: amount.toString() };
+  }
+
+  /** The available balance; an unsigned claim past its expiry no longer holds anything, even before it is recorded. */
+  private async available(
+    address: string,
+  ): Promise<{ account: AppFeeAccountState | null; available: bigint; lapsed: bigint }> {
+    const account = await this.readAccount(address);
+    const now = this.clock.now().toISOString();
+    const lapsed = Object.values(account?.claims ?? {})
+      .filter((claim) => claim.status === 'reserved' && now >= claim.expiresAt)
+      .reduce((sum, claim) => sum + BigInt(claim.amount), 0n);
+    return { account, available: account ? availableBalance(account) + lapsed : 0n, lapsed };
   }
 
   async claims(address: string): Promise<{ claims: ClaimView[] }> {

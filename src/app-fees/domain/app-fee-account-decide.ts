@@ -8,6 +8,7 @@ import {
   AppFeeClaimPaid,
   AppFeeClaimPayoutSubmitted,
   AppFeeClaimReserved,
+  AppFeeSponsorshipPaid,
 } from './app-fee-account-events.js';
 import { type AppFeeAccountState, availableBalance, type ClaimState } from './app-fee-account-state.js';
 import { convertUsdcUnits } from './usdc-conversion.js';
@@ -59,7 +60,11 @@ export type AppFeeAccountCommand =
         readonly at: string;
       };
     }
-  | { readonly type: 'ExpireClaim'; readonly data: { readonly claimId: string; readonly at: string } };
+  | { readonly type: 'ExpireClaim'; readonly data: { readonly claimId: string; readonly at: string } }
+  | {
+      readonly type: 'PaySponsorship';
+      readonly data: { readonly requestId: string; readonly amount: string; readonly at: string };
+    };
 
 export type AppFeeErrorCode =
   | 'CLAIM_NOT_FOUND'
@@ -156,6 +161,24 @@ export function decide(
         {
           event: new AppFeeClaimFailed({ claimId, reason, txHash, failedAt: at }),
           id: `app-fee-claim:${claimId}:failed`,
+        },
+      ];
+    }
+    case 'PaySponsorship': {
+      const { requestId, amount, at } = command.data;
+      const asked = BigInt(amount);
+      if (state.sponsoredRequestIds.includes(requestId) || asked <= 0n) return [];
+      const available = availableBalance(state);
+      const paid = asked < available ? asked : available > 0n ? available : 0n;
+      return [
+        {
+          event: new AppFeeSponsorshipPaid({
+            sponsoredRequestId: requestId,
+            amount: paid.toString(),
+            shortfall: (asked - paid).toString(),
+            paidAt: at,
+          }),
+          id: `app-fee-sponsored:${requestId}:${address}`,
         },
       ];
     }

@@ -90,6 +90,21 @@ export interface AppFeeClaimExpired extends AppFeeClaimExpiredData {}
 @StoredEvent('AppFeeClaimExpired')
 export class AppFeeClaimExpired extends DomainEvent<AppFeeClaimExpiredData> {}
 
+/**
+ * A request this account sponsored was filled: what its quote sponsored is paid from the balance, once. Id:
+ * `app-fee-sponsored:<requestId>:<address>`. `amount` is what was debited: the payment asked, or less when the balance
+ * no longer held it (`shortfall`), since the balance never goes negative.
+ */
+export interface AppFeeSponsorshipPaidData {
+  readonly sponsoredRequestId: string;
+  readonly amount: string;
+  readonly shortfall: string;
+  readonly paidAt: string;
+}
+export interface AppFeeSponsorshipPaid extends AppFeeSponsorshipPaidData {}
+@StoredEvent('AppFeeSponsorshipPaid')
+export class AppFeeSponsorshipPaid extends DomainEvent<AppFeeSponsorshipPaidData> {}
+
 export const APP_FEE_ACCOUNT_EVENTS = [
   AppFeeAccrued,
   AppFeeClaimReserved,
@@ -98,6 +113,7 @@ export const APP_FEE_ACCOUNT_EVENTS = [
   AppFeeClaimPaid,
   AppFeeClaimFailed,
   AppFeeClaimExpired,
+  AppFeeSponsorshipPaid,
 ] as const;
 
 export type AppFeeAccountEvent = InstanceType<(typeof APP_FEE_ACCOUNT_EVENTS)[number]>;

@@ -6,6 +6,7 @@ import {
   AppFeeClaimPaid,
   AppFeeClaimPayoutSubmitted,
   AppFeeClaimReserved,
+  AppFeeSponsorshipPaid,
 } from './app-fee-account-events.js';
 
 /** Where a claim stands. `reserved` holds the balance; `paid` spent it; `failed` and `expired` gave it back. */
@@ -39,8 +40,12 @@ export interface AppFeeAccountState {
   readonly accrued: string;
   readonly reserved: string;
   readonly withdrawn: string;
+  /** Paid for requests this account sponsored (fee sponsorship from an app balance). */
+  readonly sponsored: string;
   /** Requests already credited: an accrual is taken once per request. */
   readonly requestIds: readonly string[];
+  /** Sponsored requests already paid: a sponsorship is paid once per request. */
+  readonly sponsoredRequestIds: readonly string[];
   readonly claims: Readonly<Record<string, ClaimState>>;
 }
 
@@ -48,12 +53,14 @@ export const initialAppFeeAccountState: AppFeeAccountState = {
   accrued: '0',
   reserved: '0',
   withdrawn: '0',
+  sponsored: '0',
   requestIds: [],
+  sponsoredRequestIds: [],
   claims: {},
 };
 
 export function availableBalance(state: AppFeeAccountState): bigint {
-  return BigInt(state.accrued) - BigInt(state.reserved) - BigInt(state.withdrawn);
+  return BigInt(state.accrued) - BigInt(state.reserved) - BigInt(state.withdrawn) - BigInt(state.sponsored);
 }
 
 const plus = (a: string, b: string | bigint): string => (BigInt(a) + BigInt(b)).toString();
@@ -66,6 +73,13 @@ export function evolve(state: AppFeeAccountState, event: AppFeeAccountEvent): Ap
       ...state,
       accrued: plus(state.accrued, event.amount),
       requestIds: [...state.requestIds, event.requestId],
+    };
+  }
+  if (event instanceof AppFeeSponsorshipPaid) {
+    return {
+      ...state,
+      sponsored: plus(state.sponsored, event.amount),
+      sponsoredRequestIds: [...state.sponsoredRequestIds, event.sponsoredRequestId],
     };
   }
   const claim = state.claims[event.claimId];

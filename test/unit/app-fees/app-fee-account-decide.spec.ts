@@ -171,4 +171,25 @@ describe('App-fee account decisions', () => {
       .when(failed('c1'))
       .thenThrows('ILLEGAL_TRANSITION');
   });
+
+  it('pays a sponsored request once, never below a zero balance', () => {
+    const sponsor = (requestId: string, amount: string): AppFeeAccountCommand => ({
+      type: 'PaySponsorship',
+      data: { requestId, amount, at: T0 },
+    });
+    const { decided, after } = given(accrue('0xr1', '1000'))
+      .when(sponsor('0xs1', '300'))
+      .then('AppFeeSponsorshipPaid');
+    expect(decided[0].id).toBe(`app-fee-sponsored:0xs1:${ADDRESS}`);
+    expect(availableBalance(after)).toBe(700n);
+    given(accrue('0xr1', '1000'), sponsor('0xs1', '300')).when(sponsor('0xs1', '300')).then();
+    const short = given(accrue('0xr1', '100')).when(sponsor('0xs2', '300'));
+    const { decided: paid, after: drained } = short.then('AppFeeSponsorshipPaid');
+    expect(paid[0].event).toMatchObject({ amount: '100', shortfall: '200' });
+    expect(availableBalance(drained)).toBe(0n);
+    expect(
+      given(accrue('0xr1', '100'), reserve('c1')).when(sponsor('0xs3', '50')).then('AppFeeSponsorshipPaid')
+        .decided[0].event,
+    ).toMatchObject({ amount: '0', shortfall: '50' });
+  });
 });

@@ -62,7 +62,13 @@ describe('app-fee projections', () => {
       null as ReturnType<typeof appFeeBalancesProjection.evolve>,
     )!;
     const columns = Object.fromEntries(appFeeBalancesProjection.columns.map((c) => [c.name, c.value(state)]));
-    expect(columns).toEqual({ accrued: '900', reserved: '0', withdrawn: '900', available: '0' });
+    expect(columns).toEqual({
+      accrued: '900',
+      reserved: '0',
+      withdrawn: '900',
+      sponsored: '0',
+      available: '0',
+    });
   });
 
   it('app-fee-claims keeps one row per claim, with its account address, and ignores accruals', () => {
