@@ -1,3 +1,7 @@
+import {
+  appFeeBalancesProjection,
+  appFeeClaimsProjection,
+} from './app-fee-balances/app-fee-balances.projection.js';
 import type { Projection } from './projection.js';
 import { requestDeadlinesProjection } from './request-deadlines/request-deadlines.projection.js';
 import { requestStatusProjection } from './request-status/request-status.projection.js';
@@ -12,6 +16,8 @@ export const projections: readonly Projection[] = [
   requestsV3Projection as Projection,
   requestsV2Projection as Projection,
   requestStatusProjection as Projection,
+  appFeeBalancesProjection as Projection,
+  appFeeClaimsProjection as Projection,
 ];
 
 export function findProjection(name: string): Projection | undefined {

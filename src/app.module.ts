@@ -1,6 +1,7 @@
 import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { ProjectionsModule } from '../projections/projections.module.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
+import { AppFeesModule } from './app-fees/app-fees.module.js';
 import { ChainRuntimeModule } from './chains/chain-runtime.module.js';
 import { ChainsModule } from './chains/chains.module.js';
 import type { AppConfig } from './config/app-config.js';
@@ -42,6 +43,7 @@ export class AppModule {
         ChainsModule.forRoot(config.chains),
         QuotesModule,
         ChainRuntimeModule,
+        AppFeesModule,
         ...extraModules,
       ],
     };

@@ -7,6 +7,8 @@ export interface CreateApiKeyInput {
   /** Requests per minute for this key; null or absent = the configured default. */
   readonly rateLimitPerMinute?: number | null;
   readonly feeSponsorshipEnabled?: boolean;
+  /** The app-fee account (EVM address) whose balance pays what the key's quotes sponsor; needs sponsorship. */
+  readonly sponsorAddress?: string | null;
   /** Where `request.status.updated` events are posted (http or https). */
   readonly webhookUrl?: string | null;
   /** Extra headers sent with each webhook (e.g. the integrator's own authorization). */
@@ -18,6 +20,7 @@ export interface ValidApiKeyInput {
   readonly label: string;
   readonly rateLimitPerMinute: number | null;
   readonly feeSponsorshipEnabled: boolean;
+  readonly sponsorAddress: string | null;
   readonly webhookUrl: string | null;
   readonly webhookHeaders: Record<string, string>;
 }
@@ -42,10 +45,12 @@ const invalid = (field: string, problem: string): ApiError =>
 
 /** Validates and normalises a key's settings; throws ApiError INVALID_INPUT naming the field. */
 export function validateApiKeyInput(input: CreateApiKeyInput): ValidApiKeyInput {
+  const feeSponsorshipEnabled = validateBoolean(input.feeSponsorshipEnabled ?? false);
   return {
     label: validateLabel(input.label),
     rateLimitPerMinute: validateRateLimit(input.rateLimitPerMinute),
-    feeSponsorshipEnabled: validateBoolean(input.feeSponsorshipEnabled ?? false),
+    feeSponsorshipEnabled,
+    sponsorAddress: validateSponsorAddress(input.sponsorAddress, feeSponsorshipEnabled),
     webhookUrl: validateWebhookUrl(input.webhookUrl),
     webhookHeaders: validateWebhookHeaders(input.webhookHeaders ?? {}),
   };
@@ -81,6 +86,15 @@ function validateRateLimit(limit: unknown): number | null {
 function validateBoolean(value: unknown): boolean {
   if (typeof value !== 'boolean') throw invalid('feeSponsorshipEnabled', 'must be true or false');
   return value;
+}
+
+function validateSponsorAddress(address: unknown, sponsorship: boolean): string | null {
+  if (address === undefined || address === null) return null;
+  if (typeof address !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(address)) {
+    throw invalid('sponsorAddress', 'must be an EVM address (0x and 40 hex digits)');
+  }
+  if (!sponsorship) throw invalid('sponsorAddress', 'needs fee sponsorship enabled on the key');
+  return address.toLowerCase();
 }
 
 function validateWebhookUrl(url: unknown): string | null {

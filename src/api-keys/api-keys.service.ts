@@ -26,6 +26,8 @@ export interface AuthenticatedApiKey {
   /** The key's own limit; null = the configured default. */
   readonly rateLimitPerMinute: number | null;
   readonly feeSponsorshipEnabled: boolean;
+  /** The app-fee account that pays what the key's quotes sponsor (lowercase), or null. */
+  readonly sponsorAddress: string | null;
 }
 
 /** A key as operators see it: no secret (the webhook headers may hold one: only their names are shown). */
@@ -61,6 +63,7 @@ interface ApiKeyRow {
   key_prefix: string;
   rate_limit_per_minute: number | null;
   fee_sponsorship_enabled: boolean;
+  sponsor_address: string | null;
   webhook_url: string | null;
   webhook_headers: Record<string, string>;
   created_at: Date;
@@ -69,7 +72,7 @@ interface ApiKeyRow {
   webhook_disabled_reason: string | null;
 }
 
-const COLUMNS = `id, label, key_prefix, rate_limit_per_minute, fee_sponsorship_enabled, webhook_url,
+const COLUMNS = `id, label, key_prefix, rate_limit_per_minute, fee_sponsorship_enabled, sponsor_address, webhook_url,
   webhook_headers, created_at, revoked_at, webhook_disabled_at, webhook_disabled_reason`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -95,8 +98,8 @@ export class ApiKeysService {
     const key = generateApiKey();
     const { rows } = await this.db.query<ApiKeyRow>(
       `INSERT INTO api_keys (id, label, key_prefix, key_hash, key_ciphertext, rate_limit_per_minute,
-         fee_sponsorship_enabled, webhook_url, webhook_headers)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb)
+         fee_sponsorship_enabled, webhook_url, webhook_headers, sponsor_address)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10)
        RETURNING ${COLUMNS}`,
       [
         id,
@@ -108,6 +111,7 @@ export class ApiKeysService {
         valid.feeSponsorshipEnabled,
         valid.webhookUrl,
         JSON.stringify(valid.webhookHeaders),
+        valid.sponsorAddress,
       ],
     );
     return { ...toDetails(rows[0]), key };
@@ -264,6 +268,7 @@ function toAuthenticated(row: ApiKeyRow): AuthenticatedApiKey {
     keyPrefix: row.key_prefix,
     rateLimitPerMinute: row.rate_limit_per_minute,
     feeSponsorshipEnabled: row.fee_sponsorship_enabled,
+    sponsorAddress: row.sponsor_address,
   };
 }
 

@@ -172,8 +172,55 @@ export function componentSchemas(): Record<string, Schema> {
       ['message', 'deposits', 'final'],
     ),
     ExecutePermitResponse: object(
-      { message: string(), requestId: string(), txHash: string('The relayer transaction, journaled') },
+      {
+        message: string(),
+        requestId: string(),
+        txHash: string('The relayer (permit) or treasury (app-fee claim) transaction, journaled'),
+        status: { type: 'string', enum: ['paid', 'submitted'], description: 'App-fee claims only' },
+      },
       ['message', 'requestId', 'txHash'],
+    ),
+    AppFeeBalancesResponse: object(
+      {
+        balances: { type: 'array', items: ref('Amount'), description: 'The available balance in base USDC' },
+        totals: object({ accrued: string(), pending: string(), withdrawn: string() }, [
+          'accrued',
+          'pending',
+          'withdrawn',
+        ]),
+      },
+      ['balances', 'totals'],
+    ),
+    AppFeeClaimResponse: object({ steps: { type: 'array', items: ref('Step') } }, ['steps']),
+    AppFeeClaimsResponse: object(
+      {
+        claims: {
+          type: 'array',
+          items: object(
+            {
+              claimId: string(),
+              address: string(),
+              status: {
+                type: 'string',
+                enum: ['reserved', 'authorized', 'submitted', 'paid', 'failed', 'expired'],
+              },
+              amount: string('USDC units reserved from the balance'),
+              fee: string('USDC units kept as the app-balance fee'),
+              payoutAmount: string('Smallest unit of the payout currency'),
+              chainId: { type: 'integer' },
+              currency: string(),
+              recipient: string(),
+              txHash: { type: 'string', nullable: true },
+              failReason: { type: 'string', nullable: true },
+              reservedAt: string(),
+              expiresAt: string(),
+              updatedAt: string(),
+            },
+            ['claimId', 'status', 'amount', 'payoutAmount', 'chainId', 'currency', 'recipient'],
+          ),
+        },
+      },
+      ['claims'],
     ),
     HealthCheck: object(
       { status: { type: 'string', enum: ['up', 'down'] }, latencyMs: { type: 'number' }, error: string() },
@@ -212,6 +259,9 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   QuotesController_authorize: 'authorize',
   TransactionsController_index: 'indexTransaction',
   ExecuteController_permits: 'executePermits',
+  AppFeesController_balances: 'getAppFeeBalances',
+  AppFeesController_claims: 'getAppFeeClaims',
+  AppFeesController_claim: 'claimAppFees',
 };
 
 /** The success schema of routes whose decorators name none, by `METHOD path`. */
@@ -222,4 +272,7 @@ export const SUCCESS_SCHEMAS: Readonly<Record<string, string>> = {
   'POST /transactions/index': 'IndexTransactionResponse',
   'POST /execute/permits': 'ExecutePermitResponse',
   'GET /health': 'HealthResponse',
+  'GET /app-fees/{address}/balances': 'AppFeeBalancesResponse',
+  'GET /app-fees/{address}/claims': 'AppFeeClaimsResponse',
+  'POST /app-fees/{address}/claim': 'AppFeeClaimResponse',
 };

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { apiKeySecret } from '../api-keys/api-key-secret.js';
+import type { AppFeesConfig } from '../app-fees/app-fees.config.js';
 import { type ChainRegistry, loadChainRegistry } from '../chains/chain-registry.js';
 import { ConfigError } from './config.error.js';
 import { loadConfigFile, type LoadedConfigFile } from './config-file.js';
@@ -41,6 +42,7 @@ export interface AppConfig {
   readonly chains: ChainRegistry;
   readonly quotes: QuotesConfig;
   readonly chainRuntime: ChainRuntimeConfig;
+  readonly appFees: AppFeesConfig;
 }
 
 /** The processes that talk to chains: the watcher, the solver, the relayer of the execute path (docs/chains.md). */
@@ -166,6 +168,7 @@ export function loadAppConfig(env: Env, configDir = resolve('configs')): AppConf
       solverPrivateKey: privateKey(env, 'SOLVER_PRIVATE_KEY', read, 'chainRuntime.solverPrivateKey'),
       relayerPrivateKey: privateKey(env, 'RELAYER_PRIVATE_KEY', read, 'chainRuntime.relayerPrivateKey'),
     },
+    appFees: appFeesConfig(env, read),
     // Last: it may create the development secret file, which only a valid configuration should do.
     apiKeys: apiKeysConfig(env, environment, read),
   };
@@ -216,6 +219,21 @@ function privateKey(env: Env, variable: string, read: ConfigReader, path: string
   if (!PRIVATE_KEY.test(value))
     throw new ConfigError(variable, 'must be a 32-byte hex private key (0x + 64 hex digits)');
   return value as `0x${string}`;
+}
+
+function appFeesConfig(env: Env, read: ConfigReader): AppFeesConfig {
+  const solverKey = privateKey(env, 'SOLVER_PRIVATE_KEY', read, 'chainRuntime.solverPrivateKey');
+  return {
+    run: read.boolean('appFees.run'),
+    baseChainId: read.integer('appFees.baseChainId', 1, Number.MAX_SAFE_INTEGER),
+    baseCurrency: read.text('appFees.baseCurrency', /^0x[0-9a-fA-F]{40}$/, 'an EVM token address'),
+    claimFeeUsd: read.text('appFees.claimFeeUsd', USD, 'a decimal USD amount'),
+    claimTtlSeconds: read.integer('appFees.claimTtlSeconds', 10, 86_400),
+    payoutWaitMs: read.integer('appFees.payoutWaitMs', 0, 600_000),
+    pollIntervalMs: read.integer('appFees.pollIntervalMs', 1, 60_000),
+    treasuryPrivateKey:
+      privateKey(env, 'TREASURY_PRIVATE_KEY', read, 'appFees.treasuryPrivateKey') ?? solverKey,
+  };
 }
 
 function quotesConfig(read: ConfigReader, environment: string, chains: ChainRegistry): QuotesConfig {

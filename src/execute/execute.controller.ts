@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Hex } from 'viem';
-import { ApiError } from '../common/http/api-error.js';
+import { AppFeesService, type ClaimExecution } from '../app-fees/app-fees.service.js';
 import { ExecutePermitBodyDto, ExecutePermitQueryDto } from './execute-permit.dto.js';
 import { ExecuteService } from './execute.service.js';
 
@@ -9,23 +9,32 @@ import { ExecuteService } from './execute.service.js';
 @ApiTags('execute')
 @Controller('execute')
 export class ExecuteController {
-  constructor(private readonly execute: ExecuteService) {}
+  constructor(
+    private readonly execute: ExecuteService,
+    private readonly appFees: AppFeesService,
+  ) {}
 
   @Post('permits')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Submit a signed permit deposit (usePermit quotes): the request goes depositing' })
-  @ApiOkResponse({ description: '`{message, requestId, txHash}`' })
+  @ApiOperation({
+    summary:
+      'Submit a signed permit deposit (`kind: permit`, usePermit quotes: the request goes depositing) or a signed ' +
+      'app-fee claim (`kind: claim` or `request`: the claim is paid from the treasury)',
+  })
+  @ApiOkResponse({ description: '`{message, requestId, txHash}` (claims also `status`: paid or submitted)' })
   @ApiResponse({ status: 400, description: 'INVALID_INPUT, INVALID_SIGNATURE, UNSUPPORTED_OPTION' })
-  @ApiResponse({ status: 404, description: 'NOT_FOUND: no quote issued this request id' })
-  @ApiResponse({ status: 409, description: 'CONFLICT: the request is past its deposit' })
+  @ApiResponse({
+    status: 409,
+    description: 'CONFLICT (permit past its deposit), CLAIM_EXPIRED, CLAIM_ALREADY_USED, CLAIM_PAYOUT_FAILED',
+  })
+  @ApiResponse({ status: 404, description: 'NOT_FOUND: no quote or claim has this request id' })
   @ApiResponse({ status: 503, description: 'CHAIN_NOT_CONFIGURED: no relayer or RPC for the origin chain' })
   permits(
     @Body() body: ExecutePermitBodyDto,
     @Query() query: ExecutePermitQueryDto,
-  ): Promise<{ message: string; requestId: string; txHash: string }> {
-    if (body.kind !== 'permit') {
-      throw new ApiError('UNSUPPORTED_OPTION', `kind ${body.kind} (app-fee claims) is not available yet`);
-    }
+  ): Promise<{ message: string; requestId: string; txHash: string } | ClaimExecution> {
+    // The spec shows both `claim` and `request` for a signed app-fee claim.
+    if (body.kind !== 'permit') return this.appFees.authorize(body.requestId, query.signature as Hex);
     return this.execute.permit(body.requestId, query.signature as Hex);
   }
 }

@@ -3,6 +3,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Hex } from 'viem';
 import type { AuthenticatedApiKey } from '../api-keys/api-keys.service.js';
+import { AppFeesService } from '../app-fees/app-fees.service.js';
 import { ChainReader } from '../chains/chain-reader.js';
 import type { ChainInfo } from '../chains/chain.js';
 import type { ChainRegistry } from '../chains/chain-registry.js';
@@ -72,6 +73,7 @@ export class QuoteService {
     private readonly commands: CommandBus,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly activation: PerpsAActivation,
+    private readonly appFees: AppFeesService,
     @Optional() @Inject(SETTLEMENT_SUPPORT) private readonly settlement?: SettlementSupport,
   ) {
     this.chains = config.chains;
@@ -137,6 +139,7 @@ export class QuoteService {
       appFeeCurrency: priced.appFeeCurrency,
       feeSponsorship: priced.feeSponsorship?.record ?? null,
       sponsorshipCurrency: priced.feeSponsorship?.currency ?? null,
+      ...(await this.sponsorOf(apiKey, priced)),
       route: route(request, priced),
       protocol: {
         orderId: requestId,
@@ -226,6 +229,10 @@ export class QuoteService {
     const sponsorshipAsked =
       quoteOptions.subsidizeFees === true || (quoteOptions.sponsoredFeeComponents?.length ?? 0) > 0;
     const pricedIn = book.priced(currencyIn);
+    const sponsorCap =
+      sponsorshipAsked && apiKey?.feeSponsorshipEnabled
+        ? await this.sponsorCap(pricedIn.usdPrice, currencyIn.decimals, apiKey.sponsorAddress)
+        : 0n;
     const priced = priceQuote({
       tradeType: request.tradeType,
       amount: BigInt(request.amount),
@@ -258,9 +265,7 @@ export class QuoteService {
               subsidizeFees: quoteOptions.subsidizeFees,
               sponsoredFeeComponents: quoteOptions.sponsoredFeeComponents,
             },
-            sponsor: apiKey?.feeSponsorshipEnabled
-              ? { maxSubsidizationAmount: this.sponsorCap(pricedIn.usdPrice, currencyIn.decimals) }
-              : null,
+            sponsor: apiKey?.feeSponsorshipEnabled ? { maxSubsidizationAmount: sponsorCap } : null,
           }
         : {}),
       useDepositAddress: request.useDepositAddress === true,
@@ -299,10 +304,31 @@ export class QuoteService {
     );
   }
 
-  /** The configured per-quote sponsorship cap in USD, as input-currency units (rounded down). */
-  private sponsorCap(usdPrice: string, decimals: number): bigint {
-    const whole = Decimal.parse(this.config.quotes.maxSubsidizationUsd).div(Decimal.parse(usdPrice), 'floor');
-    return toUnits(whole, decimals, 'floor');
+  /**
+   * The per-quote sponsorship cap in input-currency units (rounded down): the configured USD cap, and no more than the
+   * sponsor's available app-fee balance when the key pays from one (so a short balance shows as `capHit`).
+   */
+  private async sponsorCap(
+    usdPrice: string,
+    decimals: number,
+    sponsorAddress: string | null,
+  ): Promise<bigint> {
+    let usd = Decimal.parse(this.config.quotes.maxSubsidizationUsd);
+    if (sponsorAddress) {
+      const budget = await this.appFees.sponsorBudgetUsd(sponsorAddress);
+      if (budget.lt(usd)) usd = budget;
+    }
+    return toUnits(usd.div(Decimal.parse(usdPrice), 'floor'), decimals, 'floor');
+  }
+
+  /** The quote's `sponsor`: the app-fee balance that pays what it sponsors, when the key pays from one. */
+  private async sponsorOf(
+    apiKey: AuthenticatedApiKey | null,
+    priced: PricedQuote,
+  ): Promise<Pick<RequestQuotedData, 'sponsor'>> {
+    const sponsored = priced.feeSponsorship?.record.sponsoredTotal;
+    if (!apiKey?.sponsorAddress || !sponsored || BigInt(sponsored.amount) === 0n) return {};
+    return { sponsor: await this.appFees.sponsorPayment(apiKey.sponsorAddress, sponsored.amountUsd) };
   }
 
   private order(

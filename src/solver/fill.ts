@@ -6,6 +6,7 @@ import { failedCallOf, planFill, type TokenAllowance } from './call-execution.js
 import type { Currency } from '../requests/domain/records.js';
 import type { RequestQuotedData } from '../requests/domain/request-events.js';
 import { requestFeatures } from '../requests/domain/request-features.js';
+import { actualSponsorship } from '../app-fees/sponsor-payment.js';
 import { fillActuals, paidByFill, type UsdPriceOf } from './fill-actuals.js';
 import { readRequestFacts, type RequestFacts } from './request-facts.js';
 import { type ClaimedJob, jobKey } from './solver-jobs.js';
@@ -240,7 +241,7 @@ export class FillJob {
         rate: actuals.rate,
         fees: actuals.fees,
         appFees: actuals.appFees,
-        feeSponsorship: null,
+        feeSponsorship: actualSponsorship(quote),
         // Calls that failed were undone and the output went to the recipient: a success, with what failed.
         failedCallData: failedCallOf(quote, destination, receipt),
         completedAt: this.now(),

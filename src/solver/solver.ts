@@ -47,7 +47,8 @@ export class Solver {
   private readonly abort = new AbortController();
   private loops: Promise<void>[] = [];
   private readonly jobs: SolverJobs;
-  private readonly journal: TransactionJournal;
+  /** The solver key's journal: app-fee payouts share it when the treasury is the solver key (one nonce order). */
+  readonly journal: TransactionJournal;
   private readonly fills: FillJob;
   private readonly refunds: RefundJob;
   private readonly addresses: DepositAddressJob;

@@ -13,7 +13,7 @@ import type { Database, SqlExecutor } from '../database/database.js';
 import type { EvmClients } from './evm-clients.js';
 
 export type TxPurpose =
-  'fill' | 'refund' | 'return' | 'cancel' | 'gap' | 'approve' | 'permit' | 'sweep' | 'give-back';
+  'fill' | 'refund' | 'return' | 'cancel' | 'gap' | 'approve' | 'permit' | 'sweep' | 'give-back' | 'claim';
 export type TxState = 'signed' | 'broadcast' | 'mined' | 'reverted' | 'dropped' | 'void';
 
 /** What to send: the solver never sends anything else. */

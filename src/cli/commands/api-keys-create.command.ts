@@ -5,7 +5,7 @@ import type { CliOutput } from '../output.js';
 
 export const CREATE_API_KEY_USAGE = 'api-keys:create --label <label> [options]';
 export const CREATE_API_KEY_OPTIONS =
-  "Options: --rate-limit <perMinute>, --sponsorship, --webhook-url <url>, --webhook-header 'Name: value' (repeatable)";
+  "Options: --rate-limit <perMinute>, --sponsorship, --sponsor-address <0x…> (the app-fee balance that pays), --webhook-url <url>, --webhook-header 'Name: value' (repeatable)";
 
 export interface CreateApiKeyDeps {
   readonly apiKeys: Pick<ApiKeysService, 'create'>;
@@ -27,6 +27,7 @@ export function parseCreateApiKeyArgs(args: readonly string[]): CreateApiKeyInpu
   let rateLimitPerMinute: number | undefined;
   let feeSponsorshipEnabled = false;
   let webhookUrl: string | undefined;
+  let sponsorAddress: string | undefined;
   const webhookHeaders: Record<string, string> = {};
   for (let i = 0; i < args.length; i += 1) {
     const [flag, inline] =
@@ -59,6 +60,12 @@ export function parseCreateApiKeyArgs(args: readonly string[]): CreateApiKeyInpu
         if (inline !== undefined) return '--sponsorship takes no value';
         feeSponsorshipEnabled = true;
         break;
+      case '--sponsor-address': {
+        const text = value();
+        if (text === undefined) return '--sponsor-address needs an EVM address';
+        sponsorAddress = text;
+        break;
+      }
       case '--webhook-url': {
         const text = value();
         if (text === undefined) return '--webhook-url needs a value';
@@ -85,7 +92,14 @@ export function parseCreateApiKeyArgs(args: readonly string[]): CreateApiKeyInpu
     }
   }
   if (label === undefined) return '--label is required';
-  return { label, rateLimitPerMinute, feeSponsorshipEnabled, webhookUrl, webhookHeaders };
+  return {
+    label,
+    rateLimitPerMinute,
+    feeSponsorshipEnabled,
+    webhookUrl,
+    webhookHeaders,
+    ...(sponsorAddress === undefined ? {} : { sponsorAddress }),
+  };
 }
 
 /**
@@ -127,7 +141,11 @@ export async function createApiKeyCommand(
         : `${created.rateLimitPerMinute}/min`
     }`,
   );
-  output.out(`  fee sponsorship: ${created.feeSponsorshipEnabled ? 'enabled' : 'disabled'}`);
+  output.out(
+    `  fee sponsorship: ${created.feeSponsorshipEnabled ? 'enabled' : 'disabled'}${
+      created.sponsorAddress ? ` (paid from the app-fee balance of ${created.sponsorAddress})` : ''
+    }`,
+  );
   output.out(
     `  webhook:         ${created.webhookUrl ?? '-'}${headers.length ? ` (headers: ${headers.join(', ')})` : ''}`,
   );

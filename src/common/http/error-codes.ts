@@ -132,6 +132,30 @@ export const ERROR_CODES = {
     status: 400,
     description: 'A signature does not verify for the signer, nonce or message it must match.',
   },
+  NOTHING_TO_CLAIM: {
+    status: 400,
+    description:
+      'The app-fee balance available to claim is 0: nothing accrued yet, or an open claim (unsigned, or being paid) holds it.',
+  },
+  CLAIM_BELOW_FEE: {
+    status: 400,
+    description:
+      'The app-fee balance does not cover the app-balance fee of claiming on that chain or in that currency (`errorData.fee`, USDC units); claim on the base chain in USDC, which is free.',
+  },
+  CLAIM_EXPIRED: {
+    status: 409,
+    description:
+      'The app-fee claim was not signed within its time (`appFees.claimTtlSeconds`); its balance is claimable again with a new claim.',
+  },
+  CLAIM_ALREADY_USED: {
+    status: 409,
+    description: 'The app-fee claim was already signed (paid, being paid, or failed); make a new claim.',
+  },
+  CLAIM_PAYOUT_FAILED: {
+    status: 409,
+    description:
+      'The signed app-fee claim could not be paid (the payout could not be sent, reverted or was dropped; `errorData.reason`); the reservation went back to the balance, which can be claimed again.',
+  },
   CHAIN_NOT_CONFIGURED: {
     status: 503,
     description:

@@ -6,6 +6,7 @@ import { Chains1763770400000 } from './1763770400000-chains.js';
 import { UnmatchedDeposits1763770500000 } from './1763770500000-unmatched-deposits.js';
 import { TransactionJournal1763770600000 } from './1763770600000-transaction-journal.js';
 import { DepositAddresses1763770700000 } from './1763770700000-deposit-addresses.js';
+import { ApiKeySponsorAddress1763771200000 } from './1763771200000-api-key-sponsor-address.js';
 
 /** Every migration, in order. Adding one never edits the data source. */
 export const migrations = [
@@ -17,4 +18,5 @@ export const migrations = [
   UnmatchedDeposits1763770500000,
   TransactionJournal1763770600000,
   DepositAddresses1763770700000,
+  ApiKeySponsorAddress1763771200000,
 ];

@@ -67,6 +67,11 @@ export interface RequestQuotedData {
   /** After this an unfilled request fails (`FILL_DEADLINE_EXPIRED`) and is refunded. */
   readonly fillDeadline: string;
   /**
+   * Who pays what the quote sponsors, from an app-fee balance (an API key with a sponsor address): the account, the
+   * base chain of app-fee balances and the amount in its USDC units. Absent when no app balance pays (docs/app-fees.md).
+   */
+  readonly sponsor?: { readonly address: string; readonly chainId: number; readonly amount: string } | null;
+  /**
    * Withdrawals from perps exchange A: the nonce mapping the `authorize` step asks the wallet to sign, checked by
    * `POST /authorize`. Absent on other quotes (and on quotes recorded before it existed).
    */

@@ -60,11 +60,23 @@ describe.each(['postgres', 'pglite'] as const)('ApiKeysService on %s', (kind) =>
       keyPrefix: created.keyPrefix,
       rateLimitPerMinute: 120,
       feeSponsorshipEnabled: true,
+      sponsorAddress: null,
     });
     const defaults = await sut.create({ label: 'defaults' });
     expect(await sut.authenticate(defaults.key)).toMatchObject({
       rateLimitPerMinute: null,
       feeSponsorshipEnabled: false,
+    });
+  });
+
+  it('keeps the sponsor address of a sponsoring key, lowercased', async () => {
+    const created = await sut.create({
+      label: 'sponsor',
+      feeSponsorshipEnabled: true,
+      sponsorAddress: '0x00000000000000000000000000000000000000AB',
+    });
+    expect(await sut.authenticate(created.key)).toMatchObject({
+      sponsorAddress: '0x00000000000000000000000000000000000000ab',
     });
   });
 
@@ -84,6 +96,7 @@ describe.each(['postgres', 'pglite'] as const)('ApiKeysService on %s', (kind) =>
         'label',
         'rate_limit_per_minute',
         'revoked_at',
+        'sponsor_address',
         'webhook_disabled_at',
         'webhook_disabled_reason',
         'webhook_headers',
@@ -156,6 +169,7 @@ describe.each(['postgres', 'pglite'] as const)('ApiKeysService on %s', (kind) =>
       keyPrefix: created.keyPrefix,
       rateLimitPerMinute: null,
       feeSponsorshipEnabled: false,
+      sponsorAddress: null,
       webhookUrl: 'http://localhost:9000/hook',
       webhookHeaderNames: ['Authorization'],
       webhookDisabledAt: null,

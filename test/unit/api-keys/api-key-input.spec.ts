@@ -19,6 +19,7 @@ describe(validateApiKeyInput.name, () => {
       label: 'Acme',
       rateLimitPerMinute: null,
       feeSponsorshipEnabled: false,
+      sponsorAddress: null,
       webhookUrl: null,
       webhookHeaders: {},
     });
@@ -34,9 +35,23 @@ describe(validateApiKeyInput.name, () => {
       label: 'Acme',
       rateLimitPerMinute: 120,
       feeSponsorshipEnabled: true,
+      sponsorAddress: null,
       webhookUrl: 'https://hooks.example/ferry',
       webhookHeaders: { Authorization: 'Bearer t', 'X-Team_1': 'a' },
     });
+  });
+
+  it('takes a sponsor address only with sponsorship, as an EVM address', () => {
+    expect(
+      validateApiKeyInput({ label: 'a', feeSponsorshipEnabled: true, sponsorAddress: '0x' + 'AB'.repeat(20) })
+        .sponsorAddress,
+    ).toBe('0x' + 'ab'.repeat(20));
+    expect(() => validateApiKeyInput({ label: 'a', sponsorAddress: '0x' + 'ab'.repeat(20) })).toThrow(
+      'sponsorAddress needs fee sponsorship enabled on the key',
+    );
+    expect(() =>
+      validateApiKeyInput({ label: 'a', feeSponsorshipEnabled: true, sponsorAddress: '0x12' }),
+    ).toThrow('sponsorAddress must be an EVM address');
   });
 
   it.each([

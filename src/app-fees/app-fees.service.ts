@@ -1,0 +1,360 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { type Address, bytesToHex, type Hex, isAddress } from 'viem';
+import type { ChainInfo, ChainCurrency } from '../chains/chain.js';
+import { ApiError } from '../common/http/api-error.js';
+import { CLOCK, type Clock } from '../common/clock.js';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import { DATABASE, type Database } from '../database/database.js';
+import { AggregateRepository } from '../event-store/aggregate-repository.js';
+import { EVENT_STORE, type EventStore } from '../event-store/event-store.js';
+import { appFeeClaimsProjection } from '../../projections/app-fee-balances/app-fee-balances.projection.js';
+import type { Projection } from '../../projections/projection.js';
+import { projectionStatus } from '../../projections/runner/projection-status.js';
+import { quotePriceSource } from '../quotes/quote-price-source.js';
+import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
+import type { Amount } from '../requests/domain/records.js';
+import { EvmClients } from '../solver/evm-clients.js';
+import { balanceAmount } from './app-fee-amount.js';
+import { AppFeePayoutsProvider } from './app-fee-payouts.provider.js';
+import type { ClaimAppFeesDto } from './claim-app-fees.dto.js';
+import type { ClaimPayouts, PayoutOutcome } from './claim-payouts.js';
+import { AppFeeDomainError, type ClaimPayoutTerms } from './domain/app-fee-account-decide.js';
+import { AppFeeAccountAggregate } from './domain/app-fee-account.aggregate.js';
+import {
+  type AppFeeAccountState,
+  availableBalance,
+  type ClaimState,
+} from './domain/app-fee-account-state.js';
+import { usdFeeToUsdcUnits } from './domain/usdc-conversion.js';
+import { Decimal, fromUnits } from '../quotes/domain/pricing/decimal.js';
+
+const UNDEFINED_TABLE = '42P01';
+
+/** Longest `POST /execute/permits` waits for a just-made claim to become readable. */
+const CLAIM_READ_WAIT_MS = 5_000;
+
+export interface AppFeeBalances {
+  readonly balances: Amount[];
+  /** USDC units: everything credited, what open claims hold, what was paid out. */
+  readonly totals: { readonly accrued: string; readonly pending: string; readonly withdrawn: string };
+}
+
+export interface ClaimView extends ClaimState {
+  readonly address: string;
+}
+
+/** `POST /execute/permits` for a claim: how its payout went. */
+export interface ClaimExecution {
+  readonly message: string;
+  readonly requestId: string;
+  readonly status: 'paid' | 'submitted';
+  readonly txHash: string;
+}
+
+/** Balances, claims and their signed authorization (docs/app-fees.md). Reads come from the app-fee projections. */
+@Injectable()
+export class AppFeesService {
+  private readonly prices: PriceSource;
+  private readonly clients = new EvmClients();
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(DATABASE) private readonly db: Database,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly accounts: AggregateRepository,
+    private readonly payouts: AppFeePayoutsProvider,
+  ) {
+    this.prices = quotePriceSource(config, clock);
+  }
+
+  /** The base USDC: the currency every balance is kept in. */
+  get baseCurrency(): ChainCurrency {
+    return this.config.chains.currency(this.config.appFees.baseChainId, this.config.appFees.baseCurrency);
+  }
+
+  async balances(address: string): Promise<AppFeeBalances> {
+    const { account, available, lapsed } = await this.available(claimAddress(address));
+    const usdc = this.baseCurrency;
+    return {
+      balances: [balanceAmount(usdc, available, await this.usdPrice(usdc))],
+      totals: {
+        accrued: account?.accrued ?? '0',
+        pending: account ? (BigInt(account.reserved) - lapsed).toString() : '0',
+        withdrawn: account?.withdrawn ?? '0',
+      },
+    };
+  }
+
+  /** What a sponsor's available balance is worth in USD, rounded down: the most its quotes may sponsor. */
+  async sponsorBudgetUsd(address: string): Promise<Decimal> {
+    const { available } = await this.available(address.toLowerCase());
+    const usdc = this.baseCurrency;
+    return fromUnits(available, usdc.decimals).mul(Decimal.parse(await this.usdPrice(usdc)), 'floor');
+  }
+
+  /** A sponsored USD amount as the sponsor's payment in base USDC units (rounded up: the sponsor is charged). */
+  async sponsorPayment(
+    address: string,
+    sponsoredUsd: string,
+  ): Promise<{ address: string; chainId: number; amount: string }> {
+    const usdc = this.baseCurrency;
+    const amount = usdFeeToUsdcUnits(sponsoredUsd, await this.usdPrice(usdc), usdc.decimals);
+    return { address: address.toLowerCase(), chainId: usdc.chainId, amount: amount.toString() };
+  }
+
+  /** The available balance; an unsigned claim past its expiry no longer holds anything, even before it is recorded. */
+  private async available(
+    address: string,
+  ): Promise<{ account: AppFeeAccountState | null; available: bigint; lapsed: bigint }> {
+    const account = await this.readAccount(address);
+    const now = this.clock.now().toISOString();
+    const lapsed = Object.values(account?.claims ?? {})
+      .filter((claim) => claim.status === 'reserved' && now >= claim.expiresAt)
+      .reduce((sum, claim) => sum + BigInt(claim.amount), 0n);
+    return { account, available: account ? availableBalance(account) + lapsed : 0n, lapsed };
+  }
+
+  async claims(address: string): Promise<{ claims: ClaimView[] }> {
+    const rows = await this.read<{ state: ClaimView }>(
+      'SELECT state FROM app_fee_claims WHERE address = $1 ORDER BY updated_at DESC, id LIMIT 100',
+      [claimAddress(address)],
+    );
+    return { claims: rows.map((row) => row.state) };
+  }
+
+  /** Reserves the whole available balance for a claim and answers the one signature step that authorizes it. */
+  async claim(address: string, body: ClaimAppFeesDto): Promise<{ steps: unknown[] }> {
+    const owner = claimAddress(address);
+    this.treasury();
+    const terms = await this.termsOf(owner, body);
+    const claimId = bytesToHex(randomBytes(32));
+    const at = this.clock.now();
+    const expiresAt = new Date(at.getTime() + this.config.appFees.claimTtlSeconds * 1000).toISOString();
+    await this.execute(owner, (account) =>
+      account.handle({ type: 'ReserveClaim', data: { claimId, terms, at: at.toISOString(), expiresAt } }),
+    );
+    return {
+      steps: [
+        {
+          id: 'authorize',
+          action: 'Sign to claim',
+          description: 'Sign the claim id with the claim address to authorize the payout',
+          kind: 'signature',
+          requestId: claimId,
+          depositAddress: '',
+          items: [
+            {
+              status: 'incomplete',
+              data: {
+                sign: { signatureKind: 'eip191', message: claimId },
+                post: {
+                  endpoint: '/execute/permits',
+                  method: 'POST',
+                  body: { kind: 'claim', requestId: claimId },
+                },
+              },
+            },
+          ],
+        },
+      ],
+    };
+  }
+
+  /**
+   * A signed claim: the signature over the claim id (raw 32 bytes, EIP-191) must come from the claim address, or be
+   * accepted by it through EIP-1271 when it is a contract (viem's `verifyMessage` on the claim's chain). Then the
+   * account authorizes it once and the treasury pays it through the journal.
+   */
+  async authorize(claimId: string, signature: Hex): Promise<ClaimExecution> {
+    const id = claimId.toLowerCase();
+    const claim = await this.findClaim(id);
+    if (!claim) throw new ApiError('NOT_FOUND', `No app-fee claim ${claimId}`);
+    const chain = this.payoutChain(claim.chainId);
+    let valid: boolean;
+    try {
+      valid = await this.clients
+        .of(chain)
+        .verifyMessage({ address: claim.address as Address, message: { raw: id as Hex }, signature });
+    } catch (error) {
+      throw new ApiError(
+        'SERVICE_UNAVAILABLE',
+        `Chain ${chain.id} could not verify the signature: ${String(error)}`.slice(0, 300),
+      );
+    }
+    if (!valid) {
+      throw new ApiError(
+        'INVALID_SIGNATURE',
+        `The signature is not ${claim.address}'s over claim ${claimId}`,
+      );
+    }
+    const payouts = this.treasury();
+    const account = await this.execute(claim.address, (aggregate) =>
+      aggregate.handle({
+        type: 'AuthorizeClaim',
+        data: { claimId: id, signature, at: this.clock.now().toISOString() },
+      }),
+    );
+    const outcome = await payouts.pay(
+      claim.address,
+      account.state.claims[id],
+      this.config.appFees.payoutWaitMs,
+    );
+    if (outcome.status === 'failed') {
+      throw new ApiError(
+        'CLAIM_PAYOUT_FAILED',
+        `Claim ${claimId} was not paid; the balance is claimable again`,
+        {
+          reason: outcome.reason,
+          txHash: outcome.txHash,
+        },
+      );
+    }
+    return {
+      message: outcome.status === 'paid' ? 'Paid' : 'Submitted',
+      requestId: id,
+      status: outcome.status,
+      txHash: outcome.txHash,
+    };
+  }
+
+  /** Drives a claim's payout (also the resumer's way back into one a crash interrupted). */
+  async pay(address: string, claim: ClaimState): Promise<PayoutOutcome> {
+    return this.treasury().pay(address, claim, this.config.appFees.payoutWaitMs);
+  }
+
+  /** The treasury's payouts; without a key nothing is reserved or authorized, since nothing could be paid. */
+  private treasury(): ClaimPayouts {
+    const payouts = this.payouts.get();
+    if (!payouts) {
+      throw new ApiError('CHAIN_NOT_CONFIGURED', 'No treasury key here to pay claims', {
+        variable: 'TREASURY_PRIVATE_KEY',
+      });
+    }
+    return payouts;
+  }
+
+  private async termsOf(owner: string, body: ClaimAppFeesDto): Promise<ClaimPayoutTerms> {
+    const chain = this.payoutChain(body.chainId);
+    const currency = this.config.chains.findCurrency(chain.id, body.currency);
+    if (!currency) {
+      throw new ApiError('UNSUPPORTED_CURRENCY', `${body.currency} is not a currency of chain ${chain.id}`);
+    }
+    const usdc = this.baseCurrency;
+    const isBase = chain.id === usdc.chainId && currency.address.toLowerCase() === usdc.address.toLowerCase();
+    const usdcPrice = await this.usdPrice(usdc);
+    return {
+      chainId: chain.id,
+      currency: currency.address,
+      recipient: (body.recipient ?? owner).toLowerCase(),
+      fee: isBase ? 0n : usdFeeToUsdcUnits(this.config.appFees.claimFeeUsd, usdcPrice, usdc.decimals),
+      conversion: isBase
+        ? null
+        : {
+            usdc: { decimals: usdc.decimals, usdPrice: usdcPrice },
+            target: { decimals: currency.decimals, usdPrice: await this.usdPrice(currency) },
+          },
+    };
+  }
+
+  /** Claims are paid on EVM chains Ferry can send on here. */
+  private payoutChain(chainId: number): ChainInfo {
+    const chain = this.config.chains.find(chainId);
+    if (!chain || chain.vmType !== 'evm') {
+      throw new ApiError('UNSUPPORTED_CHAIN', `Claims are paid on EVM chains; ${chainId} is not one here`);
+    }
+    if (!chain.rpcUrl) {
+      throw new ApiError('CHAIN_NOT_CONFIGURED', `Chain ${chain.id} has no RPC here`, {
+        chainId: chain.id,
+        variable: chain.rpcUrlVariable,
+      });
+    }
+    return chain;
+  }
+
+  private async usdPrice(currency: ChainCurrency): Promise<string> {
+    const price = await this.prices.usdPrice(currency);
+    if (!price)
+      throw new ApiError(
+        'UNSUPPORTED_CURRENCY',
+        `No USD price for ${currency.symbol} on ${currency.chainId}`,
+      );
+    return price;
+  }
+
+  /**
+   * A claim by id from the `app-fee-claims` projection. A wallet may sign and post the moment the claim is answered,
+   * before the projection applied it: while the projection still has events to apply, this waits for it (up to
+   * `CLAIM_READ_WAIT_MS`), so only a claim id the caught-up projection does not know is "not found".
+   */
+  private async findClaim(id: string): Promise<ClaimView | null> {
+    const deadline = Date.now() + CLAIM_READ_WAIT_MS;
+    for (;;) {
+      const rows = await this.read<{ state: ClaimView }>('SELECT state FROM app_fee_claims WHERE id = $1', [
+        id,
+      ]);
+      if (rows[0]) return rows[0].state;
+      const status = await projectionStatus(this.db, this.store, appFeeClaimsProjection as Projection, {
+        lagCap: 1,
+      });
+      if ((status.live && status.live.lagEvents === 0) || Date.now() > deadline) return null;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /** A read-model query; before the projections' first build there is nothing to serve yet (503, not 500). */
+  private async read<R extends object>(sql: string, params: unknown[]): Promise<R[]> {
+    try {
+      return (await this.db.query<R>(sql, params)).rows;
+    } catch (error) {
+      if ((error as { code?: unknown }).code === UNDEFINED_TABLE) {
+        throw new ApiError('SERVICE_UNAVAILABLE', 'App-fee balances are being built; retry shortly');
+      }
+      throw error;
+    }
+  }
+
+  private async readAccount(address: string): Promise<AppFeeAccountState | null> {
+    const rows = await this.read<{ state: AppFeeAccountState }>(
+      'SELECT state FROM app_fee_balances WHERE id = $1',
+      [address],
+    );
+    return rows[0]?.state ?? null;
+  }
+
+  /** Runs a decision on the account, re-deciding on fresh state after a conflict; domain errors become 4xx. */
+  private async execute(
+    address: string,
+    decide: (account: AppFeeAccountAggregate) => void,
+  ): Promise<AppFeeAccountAggregate> {
+    try {
+      return await this.accounts.execute(() => new AppFeeAccountAggregate(address), decide, {
+        maxAttempts: 10,
+        metadata: { actor: 'app-fees' },
+      });
+    } catch (error) {
+      if (!(error instanceof AppFeeDomainError)) throw error;
+      switch (error.code) {
+        case 'CLAIM_NOT_FOUND':
+          throw new ApiError('NOT_FOUND', error.message);
+        case 'CLAIM_EXISTS':
+        case 'ILLEGAL_TRANSITION':
+          throw new ApiError('CONFLICT', error.message);
+        default:
+          throw new ApiError(error.code, error.message);
+      }
+    }
+  }
+}
+
+/** The claim address, lowercased; a malformed one is a 400 naming the field. */
+export function claimAddress(address: string): string {
+  if (!isAddress(address, { strict: false })) {
+    throw new ApiError('INVALID_ADDRESS', `${address.slice(0, 60)} is not an EVM address`, {
+      field: 'address',
+    });
+  }
+  return address.toLowerCase();
+}

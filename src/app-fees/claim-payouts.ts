@@ -1,0 +1,130 @@
+import type { Address, Hex } from 'viem';
+import type { ChainRegistry } from '../chains/chain-registry.js';
+import type { Clock } from '../common/clock.js';
+import type { AggregateRepository } from '../event-store/aggregate-repository.js';
+import { transferIntent } from '../solver/payments.js';
+import { message } from '../solver/solver-job.js';
+import { type JournalEntry, LeaseLostError, type TransactionJournal } from '../solver/transaction-journal.js';
+import type { AppFeeAccountCommand } from './domain/app-fee-account-decide.js';
+import { AppFeeAccountAggregate } from './domain/app-fee-account.aggregate.js';
+import type { ClaimState } from './domain/app-fee-account-state.js';
+
+const LIVE = ['signed', 'broadcast', 'mined'];
+
+export const claimJobKey = (claimId: string): string => `claim:${claimId.toLowerCase()}`;
+
+/** Where a payout stands after one attempt to drive it. */
+export type PayoutOutcome =
+  | { readonly status: 'paid'; readonly txHash: string }
+  | { readonly status: 'submitted'; readonly txHash: string }
+  | { readonly status: 'failed'; readonly txHash: string | null; readonly reason: string };
+
+/**
+ * Pays authorized claims from the treasury key, each through the transaction journal: recorded (nonce reserved,
+ * signed, stored) under a per-claim lock so a claim is never paid twice, then recorded on the account
+ * (`AppFeeClaimPayoutSubmitted`), then broadcast. A payout that cannot be sent (gas estimation reverts: the treasury
+ * lacks the currency), reverts or is dropped fails the claim, which gives the reservation back to the balance.
+ */
+export class ClaimPayouts {
+  constructor(
+    private readonly journal: TransactionJournal,
+    private readonly chains: ChainRegistry,
+    private readonly accounts: AggregateRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  get treasury(): Address {
+    return this.journal.address;
+  }
+
+  /** Drives the payout of an authorized (or submitted) claim of `address` as far as it goes within `maxWaitMs`. */
+  async pay(address: string, claim: ClaimState, maxWaitMs: number): Promise<PayoutOutcome> {
+    const chain = this.chains.chain(claim.chainId);
+    const key = claimJobKey(claim.claimId);
+    const sent = await this.journal.inOrder(chain, async (): Promise<JournalEntry | string> => {
+      const entries = (await this.journal.entriesOf(key)).filter((entry) => entry.purpose === 'claim');
+      let entry = entries.find((candidate) => LIVE.includes(candidate.state));
+      if (!entry) {
+        // An attempt that reverted or was dropped is dead: the claim fails rather than paying a second time.
+        if (entries.length > 0) return `payout ${entries[entries.length - 1].txHash} did not mine`;
+        try {
+          entry = await this.journal.record(
+            chain,
+            transferIntent(claim.currency, claim.recipient, BigInt(claim.payoutAmount), claim.claimId as Hex),
+            { purpose: 'claim', jobKey: key, requestId: claim.claimId },
+            async (tx) => {
+              await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
+              const { rowCount } = await tx.query(
+                `SELECT 1 FROM solver_transactions WHERE job_key = $1 AND purpose = 'claim'`,
+                [key],
+              );
+              return rowCount === 0;
+            },
+          );
+        } catch (error) {
+          if (!(error instanceof LeaseLostError)) return `payout not sent: ${message(error)}`;
+          entry = (await this.journal.entriesOf(key)).find(
+            (candidate) => candidate.purpose === 'claim' && LIVE.includes(candidate.state),
+          );
+          if (!entry) return 'payout not sent: another attempt of this claim ended';
+        }
+      }
+      if (entry.state === 'signed') {
+        try {
+          await this.record(address, {
+            type: 'SubmitClaimPayout',
+            data: { claimId: claim.claimId, txHash: entry.txHash, at: this.now() },
+          });
+        } catch (error) {
+          await this.journal.abandon(chain, entry);
+          throw error;
+        }
+        await this.journal.release(chain, entry);
+      }
+      return entry;
+    });
+    if (typeof sent === 'string') return this.fail(address, claim, sent, null);
+
+    const settlement = await this.journal.awaitSettled(chain, sent, { maxWaitMs });
+    if (settlement.kind === 'pending') return { status: 'submitted', txHash: sent.txHash };
+    if (
+      settlement.kind === 'dropped' ||
+      settlement.entry.id !== sent.id ||
+      settlement.receipt.status !== 'success'
+    ) {
+      const what =
+        settlement.kind === 'mined' && settlement.entry.id === sent.id ? 'reverted' : 'was dropped';
+      return this.fail(address, claim, `payout ${sent.txHash} ${what}`, sent.txHash);
+    }
+    await this.record(address, {
+      type: 'RecordClaimPaid',
+      data: { claimId: claim.claimId, txHash: sent.txHash, at: this.now() },
+    });
+    return { status: 'paid', txHash: sent.txHash };
+  }
+
+  private async fail(
+    address: string,
+    claim: ClaimState,
+    reason: string,
+    txHash: string | null,
+  ): Promise<PayoutOutcome> {
+    await this.record(address, {
+      type: 'RecordClaimFailure',
+      data: { claimId: claim.claimId, reason: reason.slice(0, 500), txHash, at: this.now() },
+    });
+    return { status: 'failed', txHash, reason };
+  }
+
+  private async record(address: string, command: AppFeeAccountCommand): Promise<void> {
+    await this.accounts.execute(
+      () => new AppFeeAccountAggregate(address),
+      (account) => account.handle(command),
+      { metadata: { command: command.type, actor: 'app-fee-payouts' } },
+    );
+  }
+
+  private now(): string {
+    return this.clock.now().toISOString();
+  }
+}

@@ -1,0 +1,260 @@
+import {
+  AppFeeAccrued,
+  type AppFeeAccruedData,
+  type AppFeeAccountEvent,
+  AppFeeClaimAuthorized,
+  AppFeeClaimExpired,
+  AppFeeClaimFailed,
+  AppFeeClaimPaid,
+  AppFeeClaimPayoutSubmitted,
+  AppFeeClaimReserved,
+  AppFeeSponsorshipPaid,
+} from './app-fee-account-events.js';
+import { type AppFeeAccountState, availableBalance, type ClaimState } from './app-fee-account-state.js';
+import { convertUsdcUnits } from './usdc-conversion.js';
+
+/** What the payout of a claim is: where, in what, and how to convert the reserved USDC into it. */
+export interface ClaimPayoutTerms {
+  readonly chainId: number;
+  readonly currency: string;
+  readonly recipient: string;
+  /** USDC units kept as the app-balance fee (0 on the base chain in the base currency). */
+  readonly fee: bigint;
+  /** Null: the payout is the base USDC itself (no conversion). */
+  readonly conversion: {
+    readonly usdc: { readonly decimals: number; readonly usdPrice: string };
+    readonly target: { readonly decimals: number; readonly usdPrice: string };
+  } | null;
+}
+
+/** What can be asked of an app-fee account. Each carries its own time; decide() never reads the clock. */
+export type AppFeeAccountCommand =
+  | { readonly type: 'AccrueAppFee'; readonly data: AppFeeAccruedData }
+  | {
+      readonly type: 'ReserveClaim';
+      readonly data: {
+        readonly claimId: string;
+        readonly terms: ClaimPayoutTerms;
+        readonly at: string;
+        readonly expiresAt: string;
+      };
+    }
+  | {
+      readonly type: 'AuthorizeClaim';
+      readonly data: { readonly claimId: string; readonly signature: string; readonly at: string };
+    }
+  | {
+      readonly type: 'SubmitClaimPayout';
+      readonly data: { readonly claimId: string; readonly txHash: string; readonly at: string };
+    }
+  | {
+      readonly type: 'RecordClaimPaid';
+      readonly data: { readonly claimId: string; readonly txHash: string; readonly at: string };
+    }
+  | {
+      readonly type: 'RecordClaimFailure';
+      readonly data: {
+        readonly claimId: string;
+        readonly reason: string;
+        readonly txHash: string | null;
+        readonly at: string;
+      };
+    }
+  | { readonly type: 'ExpireClaim'; readonly data: { readonly claimId: string; readonly at: string } }
+  | {
+      readonly type: 'PaySponsorship';
+      readonly data: { readonly requestId: string; readonly amount: string; readonly at: string };
+    };
+
+export type AppFeeErrorCode =
+  | 'CLAIM_NOT_FOUND'
+  | 'NOTHING_TO_CLAIM'
+  | 'CLAIM_BELOW_FEE'
+  | 'CLAIM_EXISTS'
+  | 'CLAIM_EXPIRED'
+  | 'CLAIM_ALREADY_USED'
+  | 'ILLEGAL_TRANSITION';
+
+/** A command the account's state does not allow; nothing is appended. */
+export class AppFeeDomainError extends Error {
+  constructor(
+    readonly code: AppFeeErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AppFeeDomainError';
+  }
+}
+
+/** An event decided, with its deterministic id (each fact about an account happens once). */
+export interface DecidedAppFeeEvent {
+  readonly event: AppFeeAccountEvent;
+  readonly id: string;
+}
+
+/**
+ * Pure: the events a command leads to on `state` for `address` (lowercase), or an AppFeeDomainError. The balance
+ * cannot go negative: a claim reserves exactly the available balance, and only a claim that holds an amount can
+ * spend or release it.
+ */
+export function decide(
+  state: AppFeeAccountState,
+  command: AppFeeAccountCommand,
+  address: string,
+): DecidedAppFeeEvent[] {
+  switch (command.type) {
+    case 'AccrueAppFee': {
+      const { requestId, amount } = command.data;
+      if (state.requestIds.includes(requestId) || BigInt(amount) <= 0n) return [];
+      return [{ event: new AppFeeAccrued(command.data), id: `app-fee-accrued:${requestId}:${address}` }];
+    }
+    case 'ReserveClaim':
+      return reserve(state, command.data);
+    case 'AuthorizeClaim': {
+      const { claimId, signature, at } = command.data;
+      const claim = claimOf(state, claimId);
+      if (claim.status === 'expired' || (claim.status === 'reserved' && at >= claim.expiresAt)) {
+        throw new AppFeeDomainError('CLAIM_EXPIRED', `Claim ${claimId} expired at ${claim.expiresAt}`);
+      }
+      if (claim.status !== 'reserved') {
+        throw new AppFeeDomainError('CLAIM_ALREADY_USED', `Claim ${claimId} is ${claim.status}`);
+      }
+      return [
+        {
+          event: new AppFeeClaimAuthorized({ claimId, signature, authorizedAt: at }),
+          id: `app-fee-claim:${claimId}:authorized`,
+        },
+      ];
+    }
+    case 'SubmitClaimPayout': {
+      const { claimId, txHash, at } = command.data;
+      const claim = claimOf(state, claimId);
+      if (claim.status === 'submitted' && claim.txHash === txHash) return [];
+      if (claim.status !== 'authorized') throw illegal(claim, 'submit its payout');
+      return [
+        {
+          event: new AppFeeClaimPayoutSubmitted({ claimId, txHash, submittedAt: at }),
+          id: `app-fee-claim:${claimId}:submitted`,
+        },
+      ];
+    }
+    case 'RecordClaimPaid': {
+      const { claimId, txHash, at } = command.data;
+      const claim = claimOf(state, claimId);
+      if (claim.status === 'paid') return [];
+      if (claim.status !== 'authorized' && claim.status !== 'submitted')
+        throw illegal(claim, 'record it paid');
+      return [
+        {
+          event: new AppFeeClaimPaid({ claimId, txHash, paidAt: at }),
+          id: `app-fee-claim:${claimId}:paid`,
+        },
+      ];
+    }
+    case 'RecordClaimFailure': {
+      const { claimId, reason, txHash, at } = command.data;
+      const claim = claimOf(state, claimId);
+      if (claim.status === 'failed') return [];
+      if (claim.status !== 'authorized' && claim.status !== 'submitted')
+        throw illegal(claim, 'record it failed');
+      return [
+        {
+          event: new AppFeeClaimFailed({ claimId, reason, txHash, failedAt: at }),
+          id: `app-fee-claim:${claimId}:failed`,
+        },
+      ];
+    }
+    case 'PaySponsorship': {
+      const { requestId, amount, at } = command.data;
+      const asked = BigInt(amount);
+      if (state.sponsoredRequestIds.includes(requestId) || asked <= 0n) return [];
+      const available = availableBalance(state);
+      const paid = asked < available ? asked : available > 0n ? available : 0n;
+      return [
+        {
+          event: new AppFeeSponsorshipPaid({
+            sponsoredRequestId: requestId,
+            amount: paid.toString(),
+            shortfall: (asked - paid).toString(),
+            paidAt: at,
+          }),
+          id: `app-fee-sponsored:${requestId}:${address}`,
+        },
+      ];
+    }
+    case 'ExpireClaim': {
+      const { claimId, at } = command.data;
+      const claim = claimOf(state, claimId);
+      if (claim.status !== 'reserved') return [];
+      if (at < claim.expiresAt) throw illegal(claim, `expire it before ${claim.expiresAt}`);
+      return [expiry(claim, at)];
+    }
+  }
+}
+
+/**
+ * Takes the whole available balance aside for a claim, after giving back what unsigned claims past their expiry
+ * still held. The payout is that amount less the fee, converted when the claim is not in the base currency.
+ */
+function reserve(
+  state: AppFeeAccountState,
+  { claimId, terms, at, expiresAt }: Extract<AppFeeAccountCommand, { type: 'ReserveClaim' }>['data'],
+): DecidedAppFeeEvent[] {
+  if (state.claims[claimId]) throw new AppFeeDomainError('CLAIM_EXISTS', `Claim ${claimId} exists already`);
+  const expired = Object.values(state.claims)
+    .filter((claim) => claim.status === 'reserved' && at >= claim.expiresAt)
+    .map((claim) => expiry(claim, at));
+  const released = expired.reduce((sum, { event }) => sum + BigInt(state.claims[event.claimId].amount), 0n);
+  const amount = availableBalance(state) + released;
+  if (amount <= 0n) throw new AppFeeDomainError('NOTHING_TO_CLAIM', 'The app-fee balance available is 0');
+  const net = amount - terms.fee;
+  const payout =
+    net <= 0n
+      ? 0n
+      : terms.conversion
+        ? convertUsdcUnits(net, terms.conversion.usdc, terms.conversion.target)
+        : net;
+  if (payout <= 0n) {
+    throw new AppFeeDomainError(
+      'CLAIM_BELOW_FEE',
+      `The balance (${amount} USDC units) does not cover the claim fee (${terms.fee}) on chain ${terms.chainId}`,
+    );
+  }
+  return [
+    ...expired,
+    {
+      event: new AppFeeClaimReserved({
+        claimId,
+        amount: amount.toString(),
+        chainId: terms.chainId,
+        currency: terms.currency,
+        recipient: terms.recipient,
+        payoutAmount: payout.toString(),
+        fee: terms.fee.toString(),
+        reservedAt: at,
+        expiresAt,
+      }),
+      id: `app-fee-claim:${claimId}`,
+    },
+  ];
+}
+
+function expiry(claim: ClaimState, at: string): DecidedAppFeeEvent & { event: AppFeeClaimExpired } {
+  return {
+    event: new AppFeeClaimExpired({ claimId: claim.claimId, expiredAt: at }),
+    id: `app-fee-claim:${claim.claimId}:expired`,
+  };
+}
+
+function claimOf(state: AppFeeAccountState, claimId: string): ClaimState {
+  const claim = state.claims[claimId];
+  if (!claim) throw new AppFeeDomainError('CLAIM_NOT_FOUND', `No claim ${claimId} on this account`);
+  return claim;
+}
+
+function illegal(claim: ClaimState, what: string): AppFeeDomainError {
+  return new AppFeeDomainError(
+    'ILLEGAL_TRANSITION',
+    `Claim ${claim.claimId} is ${claim.status}: cannot ${what}`,
+  );
+}

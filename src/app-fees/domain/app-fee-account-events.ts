@@ -1,0 +1,119 @@
+/* eslint-disable @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- each event class merges with its payload interface */
+import { DomainEvent, StoredEvent } from '../../event-store/domain-event.js';
+
+/**
+ * The app-fee account's events (stream `app-fee-account-<lowercased address>`, docs/app-fees.md). Amounts are USDC
+ * smallest units of the base currency as decimal strings; times are ISO 8601 strings taken from the command.
+ */
+
+/** A successful request's app fee for this recipient, converted to USDC. Id: `app-fee-accrued:<requestId>:<address>`. */
+export interface AppFeeAccruedData {
+  readonly requestId: string;
+  /** USDC smallest units credited: the fee's USD value at fill time ÷ the USDC price, rounded down. */
+  readonly amount: string;
+  /** The fee's USD value as the fill recorded it, and the USDC price used to convert it. */
+  readonly amountUsd: string;
+  readonly usdcPrice: string;
+  readonly accruedAt: string;
+}
+export interface AppFeeAccrued extends AppFeeAccruedData {}
+@StoredEvent('AppFeeAccrued')
+export class AppFeeAccrued extends DomainEvent<AppFeeAccruedData> {}
+
+/** A claim took the whole available balance aside until it is paid, fails or expires. */
+export interface AppFeeClaimReservedData {
+  readonly claimId: string;
+  /** USDC units taken from the balance. */
+  readonly amount: string;
+  /** Where and what the payout is: chain, currency, recipient, amount in that currency and the fee kept. */
+  readonly chainId: number;
+  readonly currency: string;
+  readonly recipient: string;
+  readonly payoutAmount: string;
+  /** USDC units kept as the app-balance fee (0 on the base chain in the base currency). */
+  readonly fee: string;
+  readonly reservedAt: string;
+  /** An unsigned claim stops holding the balance after this. */
+  readonly expiresAt: string;
+}
+export interface AppFeeClaimReserved extends AppFeeClaimReservedData {}
+@StoredEvent('AppFeeClaimReserved')
+export class AppFeeClaimReserved extends DomainEvent<AppFeeClaimReservedData> {}
+
+/** The claim address signed the claim id (EIP-191 or EIP-1271): it may be paid, once. */
+export interface AppFeeClaimAuthorizedData {
+  readonly claimId: string;
+  readonly signature: string;
+  readonly authorizedAt: string;
+}
+export interface AppFeeClaimAuthorized extends AppFeeClaimAuthorizedData {}
+@StoredEvent('AppFeeClaimAuthorized')
+export class AppFeeClaimAuthorized extends DomainEvent<AppFeeClaimAuthorizedData> {}
+
+/** The payout transaction was journaled and is being broadcast. */
+export interface AppFeeClaimPayoutSubmittedData {
+  readonly claimId: string;
+  readonly txHash: string;
+  readonly submittedAt: string;
+}
+export interface AppFeeClaimPayoutSubmitted extends AppFeeClaimPayoutSubmittedData {}
+@StoredEvent('AppFeeClaimPayoutSubmitted')
+export class AppFeeClaimPayoutSubmitted extends DomainEvent<AppFeeClaimPayoutSubmittedData> {}
+
+/** The payout mined successfully: the reserved amount left the balance for good. */
+export interface AppFeeClaimPaidData {
+  readonly claimId: string;
+  readonly txHash: string;
+  readonly paidAt: string;
+}
+export interface AppFeeClaimPaid extends AppFeeClaimPaidData {}
+@StoredEvent('AppFeeClaimPaid')
+export class AppFeeClaimPaid extends DomainEvent<AppFeeClaimPaidData> {}
+
+/** The payout could not be sent, reverted or was dropped: the reservation goes back to the balance. */
+export interface AppFeeClaimFailedData {
+  readonly claimId: string;
+  readonly reason: string;
+  readonly txHash: string | null;
+  readonly failedAt: string;
+}
+export interface AppFeeClaimFailed extends AppFeeClaimFailedData {}
+@StoredEvent('AppFeeClaimFailed')
+export class AppFeeClaimFailed extends DomainEvent<AppFeeClaimFailedData> {}
+
+/** Nobody signed the claim in time: the reservation goes back to the balance. */
+export interface AppFeeClaimExpiredData {
+  readonly claimId: string;
+  readonly expiredAt: string;
+}
+export interface AppFeeClaimExpired extends AppFeeClaimExpiredData {}
+@StoredEvent('AppFeeClaimExpired')
+export class AppFeeClaimExpired extends DomainEvent<AppFeeClaimExpiredData> {}
+
+/**
+ * A request this account sponsored was filled: what its quote sponsored is paid from the balance, once. Id:
+ * `app-fee-sponsored:<requestId>:<address>`. `amount` is what was debited: the payment asked, or less when the balance
+ * no longer held it (`shortfall`), since the balance never goes negative.
+ */
+export interface AppFeeSponsorshipPaidData {
+  readonly sponsoredRequestId: string;
+  readonly amount: string;
+  readonly shortfall: string;
+  readonly paidAt: string;
+}
+export interface AppFeeSponsorshipPaid extends AppFeeSponsorshipPaidData {}
+@StoredEvent('AppFeeSponsorshipPaid')
+export class AppFeeSponsorshipPaid extends DomainEvent<AppFeeSponsorshipPaidData> {}
+
+export const APP_FEE_ACCOUNT_EVENTS = [
+  AppFeeAccrued,
+  AppFeeClaimReserved,
+  AppFeeClaimAuthorized,
+  AppFeeClaimPayoutSubmitted,
+  AppFeeClaimPaid,
+  AppFeeClaimFailed,
+  AppFeeClaimExpired,
+  AppFeeSponsorshipPaid,
+] as const;
+
+export type AppFeeAccountEvent = InstanceType<(typeof APP_FEE_ACCOUNT_EVENTS)[number]>;

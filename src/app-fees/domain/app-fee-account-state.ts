@@ -1,0 +1,139 @@
+import {
+  AppFeeAccrued,
+  type AppFeeAccountEvent,
+  AppFeeClaimAuthorized,
+  AppFeeClaimFailed,
+  AppFeeClaimPaid,
+  AppFeeClaimPayoutSubmitted,
+  AppFeeClaimReserved,
+  AppFeeSponsorshipPaid,
+} from './app-fee-account-events.js';
+
+/** Where a claim stands. `reserved` holds the balance; `paid` spent it; `failed` and `expired` gave it back. */
+export type ClaimStatus = 'reserved' | 'authorized' | 'submitted' | 'paid' | 'failed' | 'expired';
+
+/** Statuses in which a claim holds its amount aside (neither spent nor given back). */
+export const HOLDING: readonly ClaimStatus[] = ['reserved', 'authorized', 'submitted'];
+
+export interface ClaimState {
+  readonly claimId: string;
+  readonly status: ClaimStatus;
+  /** USDC units taken from the balance. */
+  readonly amount: string;
+  readonly chainId: number;
+  readonly currency: string;
+  readonly recipient: string;
+  readonly payoutAmount: string;
+  readonly fee: string;
+  readonly reservedAt: string;
+  readonly expiresAt: string;
+  readonly txHash: string | null;
+  readonly failReason: string | null;
+  readonly updatedAt: string;
+}
+
+/**
+ * One app-fee recipient's account. Amounts are USDC units as decimal strings (the state is stored as JSON by the
+ * `app-fee-balances` projection); the available balance is `accrued − reserved − withdrawn` and never negative.
+ */
+export interface AppFeeAccountState {
+  readonly accrued: string;
+  readonly reserved: string;
+  readonly withdrawn: string;
+  /** Paid for requests this account sponsored (fee sponsorship from an app balance). */
+  readonly sponsored: string;
+  /** Requests already credited: an accrual is taken once per request. */
+  readonly requestIds: readonly string[];
+  /** Sponsored requests already paid: a sponsorship is paid once per request. */
+  readonly sponsoredRequestIds: readonly string[];
+  readonly claims: Readonly<Record<string, ClaimState>>;
+}
+
+export const initialAppFeeAccountState: AppFeeAccountState = {
+  accrued: '0',
+  reserved: '0',
+  withdrawn: '0',
+  sponsored: '0',
+  requestIds: [],
+  sponsoredRequestIds: [],
+  claims: {},
+};
+
+export function availableBalance(state: AppFeeAccountState): bigint {
+  return BigInt(state.accrued) - BigInt(state.reserved) - BigInt(state.withdrawn) - BigInt(state.sponsored);
+}
+
+const plus = (a: string, b: string | bigint): string => (BigInt(a) + BigInt(b)).toString();
+const minus = (a: string, b: string | bigint): string => (BigInt(a) - BigInt(b)).toString();
+
+/** Pure: the account after one of its events. */
+export function evolve(state: AppFeeAccountState, event: AppFeeAccountEvent): AppFeeAccountState {
+  if (event instanceof AppFeeAccrued) {
+    return {
+      ...state,
+      accrued: plus(state.accrued, event.amount),
+      requestIds: [...state.requestIds, event.requestId],
+    };
+  }
+  if (event instanceof AppFeeSponsorshipPaid) {
+    return {
+      ...state,
+      sponsored: plus(state.sponsored, event.amount),
+      sponsoredRequestIds: [...state.sponsoredRequestIds, event.sponsoredRequestId],
+    };
+  }
+  const claim = state.claims[event.claimId];
+  const withClaim = (next: ClaimState, balances: Partial<AppFeeAccountState> = {}): AppFeeAccountState => ({
+    ...state,
+    ...balances,
+    claims: { ...state.claims, [next.claimId]: next },
+  });
+  if (event instanceof AppFeeClaimReserved) {
+    return withClaim(
+      {
+        claimId: event.claimId,
+        status: 'reserved',
+        amount: event.amount,
+        chainId: event.chainId,
+        currency: event.currency,
+        recipient: event.recipient,
+        payoutAmount: event.payoutAmount,
+        fee: event.fee,
+        reservedAt: event.reservedAt,
+        expiresAt: event.expiresAt,
+        txHash: null,
+        failReason: null,
+        updatedAt: event.reservedAt,
+      },
+      { reserved: plus(state.reserved, event.amount) },
+    );
+  }
+  if (!claim) return state;
+  if (event instanceof AppFeeClaimAuthorized)
+    return withClaim({ ...claim, status: 'authorized', updatedAt: event.authorizedAt });
+  if (event instanceof AppFeeClaimPayoutSubmitted) {
+    return withClaim({ ...claim, status: 'submitted', txHash: event.txHash, updatedAt: event.submittedAt });
+  }
+  if (event instanceof AppFeeClaimPaid) {
+    return withClaim(
+      { ...claim, status: 'paid', txHash: event.txHash, updatedAt: event.paidAt },
+      { reserved: minus(state.reserved, claim.amount), withdrawn: plus(state.withdrawn, claim.amount) },
+    );
+  }
+  if (event instanceof AppFeeClaimFailed) {
+    return withClaim(
+      {
+        ...claim,
+        status: 'failed',
+        txHash: event.txHash ?? claim.txHash,
+        failReason: event.reason,
+        updatedAt: event.failedAt,
+      },
+      { reserved: minus(state.reserved, claim.amount) },
+    );
+  }
+  return withClaim(
+    { ...claim, status: 'expired', updatedAt: event.expiredAt },
+    { reserved: minus(state.reserved, claim.amount) },
+  );
+}

@@ -1,0 +1,195 @@
+import { eventTypeOf } from '../../../src/event-store/domain-event.js';
+import {
+  type AppFeeAccountCommand,
+  AppFeeDomainError,
+  type ClaimPayoutTerms,
+  decide,
+} from '../../../src/app-fees/domain/app-fee-account-decide.js';
+import {
+  type AppFeeAccountState,
+  availableBalance,
+  evolve,
+  initialAppFeeAccountState,
+} from '../../../src/app-fees/domain/app-fee-account-state.js';
+
+const ADDRESS = '0x00000000000000000000000000000000000000aa';
+const T0 = '2026-11-25T03:00:00.000Z';
+const T1 = '2026-11-25T03:05:00.000Z';
+const LATER = '2026-11-25T04:00:00.000Z';
+
+const fold = (state: AppFeeAccountState, command: AppFeeAccountCommand) =>
+  decide(state, command, ADDRESS).reduce((acc, { event }) => evolve(acc, event), state);
+
+/** given(commands already handled).when(command).then(event types) / .thenThrows(code) */
+function given(...history: AppFeeAccountCommand[]) {
+  const state = history.reduce(fold, initialAppFeeAccountState);
+  return {
+    state,
+    when: (command: AppFeeAccountCommand) => ({
+      then: (...types: string[]) => {
+        const decided = decide(state, command, ADDRESS);
+        expect(decided.map(({ event }) => eventTypeOf(event).type)).toEqual(types);
+        return { decided, after: fold(state, command) };
+      },
+      thenThrows: (code: string) => {
+        let thrown: unknown;
+        try {
+          decide(state, command, ADDRESS);
+        } catch (error) {
+          thrown = error;
+        }
+        expect(thrown).toBeInstanceOf(AppFeeDomainError);
+        expect((thrown as AppFeeDomainError).code).toBe(code);
+      },
+    }),
+  };
+}
+
+const accrue = (requestId: string, amount: string): AppFeeAccountCommand => ({
+  type: 'AccrueAppFee',
+  data: { requestId, amount, amountUsd: amount, usdcPrice: '1', accruedAt: T0 },
+});
+const base: ClaimPayoutTerms = {
+  chainId: 31338,
+  currency: '0xusdc',
+  recipient: ADDRESS,
+  fee: 0n,
+  conversion: null,
+};
+const reserve = (claimId: string, terms = base, at = T0): AppFeeAccountCommand => ({
+  type: 'ReserveClaim',
+  data: { claimId, terms, at, expiresAt: T1 },
+});
+const authorize = (claimId: string, at = T0): AppFeeAccountCommand => ({
+  type: 'AuthorizeClaim',
+  data: { claimId, signature: '0xsig', at },
+});
+const submit = (claimId: string): AppFeeAccountCommand => ({
+  type: 'SubmitClaimPayout',
+  data: { claimId, txHash: '0xtx', at: T0 },
+});
+const paid = (claimId: string): AppFeeAccountCommand => ({
+  type: 'RecordClaimPaid',
+  data: { claimId, txHash: '0xtx', at: T0 },
+});
+const failed = (claimId: string): AppFeeAccountCommand => ({
+  type: 'RecordClaimFailure',
+  data: { claimId, reason: 'reverted', txHash: null, at: T0 },
+});
+
+describe('App-fee account decisions', () => {
+  it('accrues a request once, with an id derived from the request and the recipient', () => {
+    const { decided, after } = given().when(accrue('0xr1', '1500')).then('AppFeeAccrued');
+    expect(decided[0].id).toBe(`app-fee-accrued:0xr1:${ADDRESS}`);
+    expect(availableBalance(after)).toBe(1500n);
+    given(accrue('0xr1', '1500')).when(accrue('0xr1', '1500')).then();
+    given().when(accrue('0xr2', '0')).then();
+  });
+
+  it('reserves the whole available balance and never lets a second claim take it again', () => {
+    const { after } = given(accrue('0xr1', '700'), accrue('0xr2', '300'))
+      .when(reserve('c1'))
+      .then('AppFeeClaimReserved');
+    expect(after.claims.c1.amount).toBe('1000');
+    expect(after.claims.c1.payoutAmount).toBe('1000');
+    expect(availableBalance(after)).toBe(0n);
+    given(accrue('0xr1', '700'), reserve('c1')).when(reserve('c2')).thenThrows('NOTHING_TO_CLAIM');
+    given(accrue('0xr1', '700'), reserve('c1')).when(reserve('c1')).thenThrows('CLAIM_EXISTS');
+    given().when(reserve('c1')).thenThrows('NOTHING_TO_CLAIM');
+  });
+
+  it('keeps the claim fee off chain and refuses a balance that does not cover it', () => {
+    const terms = { ...base, chainId: 31337, fee: 100n };
+    const { after } = given(accrue('0xr1', '1000')).when(reserve('c1', terms)).then('AppFeeClaimReserved');
+    expect(after.claims.c1).toMatchObject({ amount: '1000', fee: '100', payoutAmount: '900' });
+    given(accrue('0xr1', '100')).when(reserve('c1', terms)).thenThrows('CLAIM_BELOW_FEE');
+  });
+
+  it('converts the payout exactly when the claim is in another currency', () => {
+    const terms: ClaimPayoutTerms = {
+      ...base,
+      currency: '0x0000000000000000000000000000000000000000',
+      conversion: { usdc: { decimals: 6, usdPrice: '1' }, target: { decimals: 18, usdPrice: '3000' } },
+    };
+    const { after } = given(accrue('0xr1', '3000000')).when(reserve('c1', terms)).then('AppFeeClaimReserved');
+    expect(after.claims.c1.payoutAmount).toBe('1000000000000000'); // 3 USDC at 3000 USD per ETH = 0.001 ETH
+  });
+
+  it('authorizes a reserved claim once, and not after it expired', () => {
+    given(accrue('0xr1', '5'), reserve('c1')).when(authorize('c1')).then('AppFeeClaimAuthorized');
+    given(accrue('0xr1', '5'), reserve('c1'), authorize('c1'))
+      .when(authorize('c1'))
+      .thenThrows('CLAIM_ALREADY_USED');
+    given(accrue('0xr1', '5'), reserve('c1')).when(authorize('c1', T1)).thenThrows('CLAIM_EXPIRED');
+    given(accrue('0xr1', '5')).when(authorize('nope')).thenThrows('CLAIM_NOT_FOUND');
+    given(accrue('0xr1', '5'), reserve('c1'), authorize('c1'), failed('c1'))
+      .when(authorize('c1'))
+      .thenThrows('CLAIM_ALREADY_USED');
+  });
+
+  it('spends the reservation when paid and gives it back when the payout fails or the claim expires', () => {
+    const paidState = given(
+      accrue('0xr1', '5'),
+      reserve('c1'),
+      authorize('c1'),
+      submit('c1'),
+      paid('c1'),
+    ).state;
+    expect(paidState).toMatchObject({ accrued: '5', reserved: '0', withdrawn: '5' });
+    expect(availableBalance(paidState)).toBe(0n);
+
+    const failedState = given(accrue('0xr1', '5'), reserve('c1'), authorize('c1'), failed('c1')).state;
+    expect(availableBalance(failedState)).toBe(5n);
+    expect(failedState.claims.c1.status).toBe('failed');
+
+    given(accrue('0xr1', '5'), reserve('c1'))
+      .when({ type: 'ExpireClaim', data: { claimId: 'c1', at: T0 } })
+      .thenThrows('ILLEGAL_TRANSITION');
+    const { after } = given(accrue('0xr1', '5'), reserve('c1'))
+      .when({ type: 'ExpireClaim', data: { claimId: 'c1', at: T1 } })
+      .then('AppFeeClaimExpired');
+    expect(availableBalance(after)).toBe(5n);
+  });
+
+  it('releases expired unsigned claims when a new claim is reserved', () => {
+    const { after } = given(accrue('0xr1', '5'), reserve('c1'))
+      .when(reserve('c2', base, LATER))
+      .then('AppFeeClaimExpired', 'AppFeeClaimReserved');
+    expect(after.claims.c2.amount).toBe('5');
+    expect(after.reserved).toBe('5');
+  });
+
+  it('restates a payout outcome already recorded as nothing, and refuses outcomes of claims not authorized', () => {
+    given(accrue('0xr1', '5'), reserve('c1'), authorize('c1'), paid('c1')).when(paid('c1')).then();
+    given(accrue('0xr1', '5'), reserve('c1'), authorize('c1'), failed('c1')).when(failed('c1')).then();
+    given(accrue('0xr1', '5'), reserve('c1')).when(paid('c1')).thenThrows('ILLEGAL_TRANSITION');
+    given(accrue('0xr1', '5'), reserve('c1')).when(submit('c1')).thenThrows('ILLEGAL_TRANSITION');
+    given(accrue('0xr1', '5'), reserve('c1'), authorize('c1'), failed('c1'))
+      .when(paid('c1'))
+      .thenThrows('ILLEGAL_TRANSITION');
+    given(accrue('0xr1', '5'), reserve('c1'), authorize('c1'), paid('c1'))
+      .when(failed('c1'))
+      .thenThrows('ILLEGAL_TRANSITION');
+  });
+
+  it('pays a sponsored request once, never below a zero balance', () => {
+    const sponsor = (requestId: string, amount: string): AppFeeAccountCommand => ({
+      type: 'PaySponsorship',
+      data: { requestId, amount, at: T0 },
+    });
+    const { decided, after } = given(accrue('0xr1', '1000'))
+      .when(sponsor('0xs1', '300'))
+      .then('AppFeeSponsorshipPaid');
+    expect(decided[0].id).toBe(`app-fee-sponsored:0xs1:${ADDRESS}`);
+    expect(availableBalance(after)).toBe(700n);
+    given(accrue('0xr1', '1000'), sponsor('0xs1', '300')).when(sponsor('0xs1', '300')).then();
+    const short = given(accrue('0xr1', '100')).when(sponsor('0xs2', '300'));
+    const { decided: paid, after: drained } = short.then('AppFeeSponsorshipPaid');
+    expect(paid[0].event).toMatchObject({ amount: '100', shortfall: '200' });
+    expect(availableBalance(drained)).toBe(0n);
+    expect(
+      given(accrue('0xr1', '100'), reserve('c1')).when(sponsor('0xs3', '50')).then('AppFeeSponsorshipPaid')
+        .decided[0].event,
+    ).toMatchObject({ amount: '0', shortfall: '50' });
+  });
+});
