@@ -32,8 +32,11 @@ import { Decimal, fromUnits } from '../quotes/domain/pricing/decimal.js';
 
 const UNDEFINED_TABLE = '42P01';
 
-/** Longest `POST /execute/permits` waits for a just-made claim to become readable. */
-const CLAIM_READ_WAIT_MS = 5_000;
+/**
+ * Longest `POST /execute/permits` waits for a just-made claim to become readable (the claims projection catching up).
+ * 5 s was too short on a loaded 2-core machine: the SDK's claim right after the answer got a 404.
+ */
+const CLAIM_READ_WAIT_MS = 30_000;
 
 export interface AppFeeBalances {
   readonly balances: Amount[];
