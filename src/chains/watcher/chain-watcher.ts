@@ -193,7 +193,11 @@ export class ChainWatcher {
       if (!(error instanceof RequestDomainError)) throw error;
       this.options.onRejectedTransfer?.(chain, transfer, error);
     }
-    await markDepositAddressSeen(this.db, chain.id, transfer.address);
+    // Only native value ends the balance reads: a token (one unit, from anyone) must not hide a smart wallet's
+    // payment arriving after it, which only the balance finds.
+    if (transfer.currency.toLowerCase() === NATIVE) {
+      await markDepositAddressSeen(this.db, chain.id, transfer.address);
+    }
   }
 
   /**

@@ -20,8 +20,8 @@ export interface DepositAddressTransfer {
 }
 
 /**
- * Value found by balance at deposit addresses that have no transfer recorded yet and whose quote has not expired (an
- * hour of grace): what reached them from inside a contract call, which a block's transactions do not show. One
+ * Value found by balance at deposit addresses that have no native transfer recorded yet (a refused token does not
+ * count) and whose quote has not expired (an hour of grace): what reached them from inside a contract call, which a block's transactions do not show. One
  * `eth_getBalance` per such address at `block`, run once per watcher round after that round's transfers were
  * recorded (so a top-level transfer up to `block` is never counted twice). No sender or transaction is known.
  */
@@ -57,7 +57,7 @@ export async function depositAddressBalances(
   }));
 }
 
-/** Marks an address as having a transfer recorded: its balance is no longer checked. */
+/** Marks an address as having a native transfer recorded: its balance is no longer checked. */
 export async function markDepositAddressSeen(db: Database, chainId: number, address: string): Promise<void> {
   await db.query('UPDATE deposit_addresses SET transfer_seen = true WHERE chain_id = $1 AND address = $2', [
     chainId,

@@ -1,0 +1,153 @@
+import { type Address, encodeFunctionData, type Hex } from 'viem';
+import { erc20Abi } from '../../../src/chains/abi/erc20.js';
+import { DATABASE, type Database } from '../../../src/database/database.js';
+import { startTestApp, type TestApp } from '../../support/app.js';
+import {
+  ChainClients,
+  postJson,
+  requestStatus,
+  settlementEnv,
+  waitFor,
+} from '../../support/chain-clients.js';
+import { type Devnet, startDevnets } from '../../support/devnet.js';
+import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import { ETH, ethQuoteBody, eventTypesOf, freshRecipient, journalOf } from './settlement-support.js';
+
+const smartWalletAbi = [
+  {
+    type: 'function',
+    name: 'executeBatch',
+    stateMutability: 'payable',
+    inputs: [
+      {
+        name: 'calls',
+        type: 'tuple[]',
+        components: [
+          { name: 'to', type: 'address' },
+          { name: 'value', type: 'uint256' },
+          { name: 'data', type: 'bytes' },
+        ],
+      },
+    ],
+    outputs: [],
+  },
+] as const;
+
+/**
+ * Attacks on deposit addresses with tokens, played on real chains: a token another than the native currency sent to
+ * a deposit address is refused (WRONG_CURRENCY) and given back, which costs the solver gas and marks the address as
+ * having had a transfer. Neither may be turned against Ferry or its users.
+ */
+describe('deposit-address attacks with tokens on local chains', () => {
+  let a: Devnet;
+  let b: Devnet;
+  let clients: ChainClients;
+  let database: TestDatabase;
+  let app: TestApp;
+  let db: Database;
+  let seed = 0xa0;
+
+  const addressQuote = async () => {
+    const recipient = freshRecipient(seed++);
+    const { code, body } = await postJson(app, '/quote/v2', {
+      ...ethQuoteBody(a, b, a.accounts.user.address, recipient),
+      useDepositAddress: true,
+    });
+    expect(code).toBe(200);
+    const quote = body as {
+      steps: { depositAddress: Address }[];
+      protocol: { v2: { orderId: Hex } };
+      details: { currencyIn: { amount: string } };
+    };
+    return {
+      id: quote.protocol.v2.orderId,
+      address: quote.steps[0].depositAddress,
+      amount: BigInt(quote.details.currencyIn.amount),
+      recipient,
+    };
+  };
+  const sendUsdc = (to: Address, amount: bigint) =>
+    clients.send(
+      a.chainId,
+      a.accounts.relayer.privateKey,
+      a.deployment.usdc,
+      encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }),
+    );
+  const giveBackDone = (id: Hex) =>
+    waitFor(
+      async () =>
+        (
+          await db.query(
+            `SELECT 1 FROM solver_jobs WHERE request_id = $1 AND kind = 'give-back' AND state = 'done'`,
+            [id.toLowerCase()],
+          )
+        ).rowCount === 1,
+      'the give-back job done',
+      30_000,
+    );
+
+  beforeAll(async () => {
+    [a, b] = await startDevnets();
+    clients = new ChainClients([a, b]);
+    database = await createTestDatabase('ferry_deposit_address_attacks');
+    app = await startTestApp(settlementEnv(a, b), [], undefined, database);
+    db = app.app.get<Database>(DATABASE);
+    // The attacker's tokens: a little USDC from the devnet user.
+    await clients.send(
+      a.chainId,
+      a.accounts.user.privateKey,
+      a.deployment.usdc,
+      encodeFunctionData({
+        abi: erc20Abi,
+        functionName: 'transfer',
+        args: [a.accounts.relayer.address, 1_000n],
+      }),
+    );
+  }, 120_000);
+  afterAll(async () => {
+    await app?.close();
+    await database?.drop();
+    await Promise.all([a?.stop(), b?.stop()]);
+  });
+
+  it('token dust (1 unit of USDC) sent to a deposit address is not given back: the solver spends no gas on it', async () => {
+    // Attack: one USDC unit per transaction to fresh deposit addresses; each give-back deploys a receiver and moves
+    // the token at the solver's expense, many times what the attacker's transfer cost.
+    const { id, address } = await addressQuote();
+    await sendUsdc(address, 1n);
+    await waitFor(
+      async () => (await eventTypesOf(db, id)).includes('DepositAddressTransferRefused'),
+      'the transfer refused',
+    );
+    await giveBackDone(id);
+    expect(await journalOf(db, id)).toEqual([]);
+    // Left for the recovery address (`recoverToken`).
+    expect(await clients.balanceOf(a.chainId, a.deployment.usdc, address)).toBe(1n);
+  }, 60_000);
+
+  it('token dust sent first does not hide a smart-wallet payment: the payment is still found, swept and filled', async () => {
+    // Attack: an address with a recorded transfer is no longer checked by balance, so one USDC unit sent ahead of a
+    // smart wallet's payment would leave that payment unseen until the request expired (the user's funds locked).
+    const { id, address, amount, recipient } = await addressQuote();
+    await sendUsdc(address, 1n);
+    await waitFor(
+      async () => (await eventTypesOf(db, id)).includes('DepositAddressTransferRefused'),
+      'the token transfer refused',
+    );
+    const paid = await clients.send(
+      a.chainId,
+      a.accounts.user.privateKey,
+      a.deployment.smartWallet,
+      encodeFunctionData({
+        abi: smartWalletAbi,
+        functionName: 'executeBatch',
+        args: [[{ to: address, value: amount, data: '0x' }]],
+      }),
+      amount,
+    );
+    expect(paid.status).toBe('success');
+    await waitFor(async () => (await requestStatus(app, id)).status === 'success', 'success', 30_000);
+    expect(await clients.balanceOf(b.chainId, ETH, recipient)).toBeGreaterThan(0n);
+    expect(await clients.balanceOf(a.chainId, ETH, address)).toBe(0n);
+  }, 60_000);
+});
