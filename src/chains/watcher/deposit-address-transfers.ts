@@ -147,7 +147,8 @@ export async function depositAddressTransferOf(
 /**
  * Token transfers (`Transfer` logs of `tokens`, the chain's configured currencies) into watched addresses in blocks
  * `from`..`to`: another currency than a deposit address takes, to be given back. One `eth_getLogs` for the range,
- * filtered here (an RPC's topic filter would need every watched address); the first such log of a transaction counts.
+ * filtered here (an RPC's topic filter would need every watched address); per transaction and address, the first
+ * token counts (its logs there summed).
  */
 export async function depositAddressTokenTransfers(
   client: PublicClient,
@@ -169,7 +170,19 @@ export async function depositAddressTokenTransfers(
     const args = log.args as { from?: Address; to?: Address; value?: bigint };
     const requestId = args.to ? watched.get(args.to.toLowerCase()) : undefined;
     if (!requestId || !args.value || !log.transactionHash || log.blockNumber === null) continue;
-    if (transfers.some((transfer) => transfer.txHash === log.transactionHash)) continue;
+    // One transfer per transaction and address (one batch may pay several addresses; each is given back): logs
+    // of the same token to that address add up, another token there stays for `recoverToken`.
+    const index = transfers.findIndex(
+      (transfer) =>
+        transfer.txHash === log.transactionHash && transfer.address.toLowerCase() === args.to!.toLowerCase(),
+    );
+    if (index >= 0) {
+      const first = transfers[index];
+      if (first.currency.toLowerCase() === log.address.toLowerCase()) {
+        transfers[index] = { ...first, amount: first.amount + args.value };
+      }
+      continue;
+    }
     if (!blocks.has(log.blockNumber))
       blocks.set(log.blockNumber, client.getBlock({ blockNumber: log.blockNumber }));
     const [block, receipt] = await Promise.all([

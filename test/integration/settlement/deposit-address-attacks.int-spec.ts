@@ -47,11 +47,12 @@ describe('deposit-address attacks with tokens on local chains', () => {
   let db: Database;
   let seed = 0xa0;
 
-  const addressQuote = async () => {
+  const addressQuote = async (extra: Record<string, unknown> = {}) => {
     const recipient = freshRecipient(seed++);
     const { code, body } = await postJson(app, '/quote/v2', {
       ...ethQuoteBody(a, b, a.accounts.user.address, recipient),
       useDepositAddress: true,
+      ...extra,
     });
     expect(code).toBe(200);
     const quote = body as {
@@ -149,5 +150,58 @@ describe('deposit-address attacks with tokens on local chains', () => {
     await waitFor(async () => (await requestStatus(app, id)).status === 'success', 'success', 30_000);
     expect(await clients.balanceOf(b.chainId, ETH, recipient)).toBeGreaterThan(0n);
     expect(await clients.balanceOf(a.chainId, ETH, address)).toBe(0n);
+  }, 60_000);
+
+  it('one smart-wallet batch paying USDC to two deposit addresses: both are given back, not only the first', async () => {
+    // Attack (or an exchange's batched withdrawal): the watcher took one token log per transaction, so every address
+    // after the first kept its USDC until someone called recoverToken.
+    const usdc = a.deployment.usdc;
+    const amount = 3_000_000n;
+    await clients.send(
+      a.chainId,
+      a.accounts.user.privateKey,
+      usdc,
+      encodeFunctionData({
+        abi: erc20Abi,
+        functionName: 'transfer',
+        args: [a.deployment.smartWallet, 2n * amount],
+      }),
+    );
+    const refunds = [freshRecipient(0xe1), freshRecipient(0xe2)];
+    const quotes = [
+      await addressQuote({ refundTo: refunds[0] }),
+      await addressQuote({ refundTo: refunds[1] }),
+    ];
+    const batch = await clients.send(
+      a.chainId,
+      a.accounts.user.privateKey,
+      a.deployment.smartWallet,
+      encodeFunctionData({
+        abi: smartWalletAbi,
+        functionName: 'executeBatch',
+        args: [
+          quotes.map((quote) => ({
+            to: usdc,
+            value: 0n,
+            data: encodeFunctionData({
+              abi: erc20Abi,
+              functionName: 'transfer',
+              args: [quote.address, amount],
+            }),
+          })),
+        ],
+      }),
+    );
+    expect(batch.status).toBe('success');
+    await waitFor(
+      async () =>
+        (await clients.balanceOf(a.chainId, usdc, refunds[0])) === amount &&
+        (await clients.balanceOf(a.chainId, usdc, refunds[1])) === amount,
+      'the USDC given back at both addresses',
+      30_000,
+    );
+    for (const quote of quotes) {
+      expect(await clients.balanceOf(a.chainId, usdc, quote.address)).toBe(0n);
+    }
   }, 60_000);
 });
