@@ -49,6 +49,7 @@ interface DepositFacts {
   readonly currency: string;
   readonly depositor: string;
   readonly depository: string;
+  readonly sweptFromDepositAddress?: true;
 }
 
 export interface WatcherOptions {
@@ -354,6 +355,11 @@ export class ChainWatcher {
       currency: deposit.currency,
       depositor: deposit.depositor,
       depository: chain.depository,
+      // Only the factory's owner (the solver) can make the factory deposit: a sweep, not anyone's late deposit.
+      ...(chain.depositAddressFactory &&
+      receipt.to?.toLowerCase() === chain.depositAddressFactory.toLowerCase()
+        ? { sweptFromDepositAddress: true as const }
+        : {}),
     };
   }
 

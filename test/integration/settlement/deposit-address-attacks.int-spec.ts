@@ -1,4 +1,6 @@
 import { type Address, encodeFunctionData, type Hex } from 'viem';
+import { depositAddressFactoryAbi } from '../../../src/chains/abi/deposit-address-factory.js';
+import { depositoryAbi } from '../../../src/chains/abi/depository.js';
 import { erc20Abi } from '../../../src/chains/abi/erc20.js';
 import { DATABASE, type Database } from '../../../src/database/database.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
@@ -204,4 +206,68 @@ describe('deposit-address attacks with tokens on local chains', () => {
       expect(await clients.balanceOf(a.chainId, usdc, quote.address)).toBe(0n);
     }
   }, 60_000);
+
+  // Last: it moves chain a's clock past the quotes' expiry.
+  it('a direct deposit after the quote expired does not ride on a deposit-address transfer the user recovered; a sweep after expiry still fills', async () => {
+    // Attack: pay the address before expiry (taken), pull the funds back with recover() before the sweep, then
+    // deposit straight into the depository whenever the stale quote suits: the request counted that deposit as paid
+    // at the recovered transfer's time and filled it.
+    await app.close();
+    app = await startTestApp(settlementEnv(a, b, { SOLVER_RUN: 'false' }), [], undefined, database);
+    db = app.app.get<Database>(DATABASE);
+    const recovered = await addressQuote();
+    const honest = await addressQuote();
+    for (const { id, address, amount } of [recovered, honest]) {
+      await clients.send(a.chainId, a.accounts.user.privateKey, address, undefined, amount);
+      await waitFor(
+        async () => (await eventTypesOf(db, id)).includes('DepositAddressFunded'),
+        'the transfer taken',
+      );
+    }
+    // The recovery address (the user: no refundTo) pulls the first one back before any sweep.
+    const pulled = await clients.send(
+      a.chainId,
+      a.accounts.user.privateKey,
+      a.deployment.depositAddressFactory,
+      encodeFunctionData({
+        abi: depositAddressFactoryAbi,
+        functionName: 'recover',
+        args: [recovered.id, 0],
+      }),
+    );
+    expect(pulled.status).toBe('success');
+    expect(await clients.balanceOf(a.chainId, ETH, recovered.address)).toBe(0n);
+    await a.request('evm_increaseTime', [700]);
+    await a.request('evm_mine', []);
+    await clients.send(
+      a.chainId,
+      a.accounts.user.privateKey,
+      a.deployment.depository,
+      encodeFunctionData({
+        abi: depositoryAbi,
+        functionName: 'depositNative',
+        args: [a.accounts.user.address, recovered.id],
+      }),
+      recovered.amount,
+    );
+    await app.close();
+    app = await startTestApp(settlementEnv(a, b), [], undefined, database);
+    db = app.app.get<Database>(DATABASE);
+    // The honest transfer's sweep mines after the quote expired: still filled (paid at the transfer's time).
+    await waitFor(async () => (await requestStatus(app, honest.id)).status === 'success', 'success', 30_000);
+    expect(await clients.balanceOf(b.chainId, ETH, honest.recipient)).toBeGreaterThan(0n);
+    // The late direct deposit is judged by its own time: not filled, refunded.
+    await waitFor(
+      async () => (await eventTypesOf(db, recovered.id)).includes('FillFailed'),
+      'the late deposit refused',
+      30_000,
+    );
+    const failed = await db.query<{ reason: string }>(
+      `SELECT data->>'failReason' AS reason FROM events WHERE stream_id = $1 AND event_type = 'FillFailed'`,
+      [`request-${recovered.id.toLowerCase()}`],
+    );
+    expect(failed.rows).toEqual([{ reason: 'DEPOSIT_AFTER_EXPIRY' }]);
+    expect(await eventTypesOf(db, recovered.id)).not.toContain('FillSubmitted');
+    expect(await clients.balanceOf(b.chainId, ETH, recovered.recipient)).toBe(0n);
+  }, 90_000);
 });
