@@ -207,6 +207,25 @@ describe('deposit-address attacks with tokens on local chains', () => {
     }
   }, 60_000);
 
+  it('one transfer reported by the watcher and by POST /transactions/index (three times at once) is swept and filled once', async () => {
+    const { id, address, amount, recipient } = await addressQuote();
+    const transfer = await clients.send(a.chainId, a.accounts.user.privateKey, address, undefined, amount);
+    const answers = await Promise.all(
+      [1, 2, 3].map(() =>
+        postJson(app, '/transactions/index', { chainId: a.chainId, txHash: transfer.transactionHash }),
+      ),
+    );
+    expect(answers.map((answer) => answer.code)).toEqual([200, 200, 200]);
+    await waitFor(async () => (await requestStatus(app, id)).status === 'success', 'success', 30_000);
+    await waitFor(
+      async () => (await journalOf(db, id)).every((entry) => entry.state === 'mined'),
+      'every entry settled',
+    );
+    expect((await journalOf(db, id)).map((entry) => entry.purpose)).toEqual(['sweep', 'fill']);
+    expect((await eventTypesOf(db, id)).filter((type) => type === 'DepositAddressFunded')).toHaveLength(1);
+    expect(await clients.balanceOf(b.chainId, ETH, recipient)).toBeGreaterThan(0n);
+  }, 60_000);
+
   // Last: it moves chain a's clock past the quotes' expiry.
   it('a direct deposit after the quote expired does not ride on a deposit-address transfer the user recovered; a sweep after expiry still fills', async () => {
     // Attack: pay the address before expiry (taken), pull the funds back with recover() before the sweep, then
