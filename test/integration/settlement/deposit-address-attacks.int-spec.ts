@@ -226,6 +226,35 @@ describe('deposit-address attacks with tokens on local chains', () => {
     expect(await clients.balanceOf(b.chainId, ETH, recipient)).toBeGreaterThan(0n);
   }, 60_000);
 
+  it('a strict address paid exactly twice: one fill, the second transfer given back to its sender, nothing left', async () => {
+    const { id, address, amount, recipient } = await addressQuote();
+    const payer = a.accounts.relayer;
+    await clients.send(a.chainId, a.accounts.user.privateKey, address, undefined, amount);
+    await clients.send(a.chainId, payer.privateKey, address, undefined, amount);
+    await waitFor(async () => (await requestStatus(app, id)).status === 'success', 'success', 30_000);
+    await waitFor(
+      async () =>
+        (await journalOf(db, id)).length === 3 &&
+        (await journalOf(db, id)).every((entry) => entry.state === 'mined'),
+      'sweep, give-back and fill settled',
+      30_000,
+    );
+    expect((await journalOf(db, id)).map((entry) => entry.purpose).sort()).toEqual([
+      'fill',
+      'give-back',
+      'sweep',
+    ]);
+    expect(await eventTypesOf(db, id)).toContain('DepositAddressTransferRefused');
+    const givenBack = await db.query<{ data: string }>(
+      `SELECT data FROM solver_transactions WHERE request_id = $1 AND purpose = 'give-back'`,
+      [id.toLowerCase()],
+    );
+    // giveBack(…, to = the second transfer's sender (no refundTo), amount = all of it)
+    expect(givenBack.rows[0].data.toLowerCase()).toContain(payer.address.slice(2).toLowerCase());
+    expect(await clients.balanceOf(a.chainId, ETH, address)).toBe(0n);
+    expect(await clients.balanceOf(b.chainId, ETH, recipient)).toBeGreaterThan(0n);
+  }, 60_000);
+
   // Last: it moves chain a's clock past the quotes' expiry.
   it('a direct deposit after the quote expired does not ride on a deposit-address transfer the user recovered; a sweep after expiry still fills', async () => {
     // Attack: pay the address before expiry (taken), pull the funds back with recover() before the sweep, then
