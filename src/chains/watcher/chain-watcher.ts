@@ -21,6 +21,7 @@ import {
   depositAddressTokenTransfers,
   depositAddressTransferOf,
   depositAddressTransfers,
+  isDepositAddressSweep,
   markDepositAddressSeen,
   watchedDepositAddresses,
 } from './deposit-address-transfers.js';
@@ -355,9 +356,7 @@ export class ChainWatcher {
       currency: deposit.currency,
       depositor: deposit.depositor,
       depository: chain.depository,
-      // Only the factory's owner (the solver) can make the factory deposit: a sweep, not anyone's late deposit.
-      ...(chain.depositAddressFactory &&
-      receipt.to?.toLowerCase() === chain.depositAddressFactory.toLowerCase()
+      ...((await isDepositAddressSweep(client, chain.depositAddressFactory, receipt, deposit.requestId))
         ? { sweptFromDepositAddress: true as const }
         : {}),
     };

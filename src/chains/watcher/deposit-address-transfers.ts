@@ -1,4 +1,12 @@
-import { type Address, getAddress, type Hash, type PublicClient, zeroAddress } from 'viem';
+import {
+  type Address,
+  decodeFunctionData,
+  getAddress,
+  type Hash,
+  type PublicClient,
+  zeroAddress,
+} from 'viem';
+import { depositAddressFactoryAbi } from '../abi/deposit-address-factory.js';
 import { erc20Abi } from '../abi/erc20.js';
 import type { Database } from '../../database/database.js';
 
@@ -202,4 +210,26 @@ export async function depositAddressTokenTransfers(
     });
   }
   return transfers;
+}
+
+/**
+ * Whether a depository deposit is the solver's sweep for `requestId`: its transaction called the factory's `sweep`
+ * (owner only) for that order. Only such a deposit is dated by the transfer the request took; one made inside
+ * another call to the factory (a give-back or a recover paying a contract, or a delegated account, that deposits)
+ * is not. One transaction read, and only for transactions sent to the factory.
+ */
+export async function isDepositAddressSweep(
+  client: PublicClient,
+  factory: string | undefined,
+  receipt: { readonly to: Address | null; readonly transactionHash: Hash },
+  requestId: string,
+): Promise<boolean> {
+  if (!factory || receipt.to?.toLowerCase() !== factory.toLowerCase()) return false;
+  const tx = await client.getTransaction({ hash: receipt.transactionHash });
+  try {
+    const call = decodeFunctionData({ abi: depositAddressFactoryAbi, data: tx.input });
+    return call.functionName === 'sweep' && String(call.args[0]).toLowerCase() === requestId.toLowerCase();
+  } catch {
+    return false;
+  }
 }
