@@ -2,6 +2,8 @@ import { type Address, encodeFunctionData, type Hex } from 'viem';
 import { depositAddressFactoryAbi } from '../chains/abi/deposit-address-factory.js';
 import type { ChainInfo } from '../chains/chain.js';
 import { failpoint } from '../common/failpoints.js';
+import { Decimal, pow10 } from '../quotes/domain/pricing/decimal.js';
+import type { Currency } from '../requests/domain/records.js';
 import { depositAddressMode } from '../quotes/domain/steps/deposit-address.js';
 import { requestStreamId } from '../requests/domain/request.aggregate.js';
 import type {
@@ -56,8 +58,8 @@ export class DepositAddressJob {
       if (!entry) {
         const plan = this.plan(job, facts);
         if (!plan) return 'done' as const;
-        // Dust is judged in the native currency only; a token is given back whatever its amount.
-        if (plan.purpose === 'give-back' && plan.native && (await this.dust(origin, plan.amount))) {
+        // A token is dust too when worth less than the gas: else one unit per transfer drains the solver.
+        if (plan.purpose === 'give-back' && (await this.dust(origin, plan.amount, plan.token))) {
           return 'done' as const;
         }
         try {
@@ -88,7 +90,7 @@ export class DepositAddressJob {
   private plan(
     job: ClaimedJob,
     facts: AddressFacts,
-  ): { purpose: 'sweep' | 'give-back'; intent: TxIntent; amount: bigint; native: boolean } | null {
+  ): { purpose: 'sweep' | 'give-back'; intent: TxIntent; amount: bigint; token: Address | null } | null {
     const { quote } = facts;
     const origin = this.deps.chains.chain(quote.originChainId);
     if (!origin.depositAddressFactory || !quote.depositAddress) {
@@ -111,7 +113,7 @@ export class DepositAddressJob {
         : {
             purpose: 'give-back' as const,
             amount,
-            native: token === undefined,
+            token: token === undefined ? null : (token as Address),
             intent: this.factoryCall(
               origin.depositAddressFactory!,
               token === undefined
@@ -137,7 +139,7 @@ export class DepositAddressJob {
     return {
       purpose: 'sweep',
       amount: BigInt(funded.sweepAmount),
-      native: true,
+      token: null,
       intent: this.factoryCall(
         origin.depositAddressFactory,
         encodeFunctionData({
@@ -152,11 +154,31 @@ export class DepositAddressJob {
   /**
    * Whether giving `amount` back would cost the solver more gas than it returns: then it is not sent, so nobody can
    * drain the solver with dust transfers to a deposit address. The funds stay at the address for its recovery
-   * address to pull (docs/deposit-addresses.md).
+   * address to pull (docs/deposit-addresses.md). A token is compared with the gas by their USD prices; one that
+   * cannot be priced now is not sent now (the job retries), rather than sent at any cost.
    */
-  private async dust(origin: ChainInfo, amount: bigint): Promise<boolean> {
+  private async dust(origin: ChainInfo, amount: bigint, token: Address | null): Promise<boolean> {
     const gasPrice = await this.deps.clients.of(origin).getGasPrice();
-    return amount < gasPrice * GIVE_BACK_GAS;
+    const gas = gasPrice * GIVE_BACK_GAS;
+    if (token === null) return amount < gas;
+    const currency = origin.currencies.find((c) => c.address.toLowerCase() === token.toLowerCase());
+    const [tokenUsd, nativeUsd] = await Promise.all([
+      currency ? this.usdPrice(currency) : null,
+      this.usdPrice(origin.nativeCurrency),
+    ]);
+    if (!currency || tokenUsd === null || nativeUsd === null) {
+      throw new DepositAddressTxNotSent(
+        `give-back of ${amount} of ${token}: no USD price to weigh it against its gas`,
+      );
+    }
+    const worth = tokenUsd.mul(Decimal.ratio(amount, pow10(currency.decimals), 'floor'), 'floor');
+    const cost = nativeUsd.mul(Decimal.ratio(gas, pow10(origin.nativeCurrency.decimals), 'ceil'), 'ceil');
+    return worth.lt(cost);
+  }
+
+  private async usdPrice(currency: Currency): Promise<Decimal | null> {
+    const price = this.deps.prices ? await this.deps.prices.usdPrice(currency).catch(() => null) : null;
+    return price === null ? null : Decimal.parse(price);
   }
 
   private factoryCall(factory: string, data: Hex): TxIntent {

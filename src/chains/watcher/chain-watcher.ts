@@ -21,6 +21,7 @@ import {
   depositAddressTokenTransfers,
   depositAddressTransferOf,
   depositAddressTransfers,
+  isDepositAddressSweep,
   markDepositAddressSeen,
   watchedDepositAddresses,
 } from './deposit-address-transfers.js';
@@ -49,6 +50,7 @@ interface DepositFacts {
   readonly currency: string;
   readonly depositor: string;
   readonly depository: string;
+  readonly sweptFromDepositAddress?: true;
 }
 
 export interface WatcherOptions {
@@ -193,7 +195,11 @@ export class ChainWatcher {
       if (!(error instanceof RequestDomainError)) throw error;
       this.options.onRejectedTransfer?.(chain, transfer, error);
     }
-    await markDepositAddressSeen(this.db, chain.id, transfer.address);
+    // Only native value ends the balance reads: a token (one unit, from anyone) must not hide a smart wallet's
+    // payment arriving after it, which only the balance finds.
+    if (transfer.currency.toLowerCase() === NATIVE) {
+      await markDepositAddressSeen(this.db, chain.id, transfer.address);
+    }
   }
 
   /**
@@ -350,6 +356,9 @@ export class ChainWatcher {
       currency: deposit.currency,
       depositor: deposit.depositor,
       depository: chain.depository,
+      ...((await isDepositAddressSweep(client, chain.depositAddressFactory, receipt, deposit.requestId))
+        ? { sweptFromDepositAddress: true as const }
+        : {}),
     };
   }
 

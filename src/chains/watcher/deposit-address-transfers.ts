@@ -1,4 +1,12 @@
-import { type Address, getAddress, type Hash, type PublicClient, zeroAddress } from 'viem';
+import {
+  type Address,
+  decodeFunctionData,
+  getAddress,
+  type Hash,
+  type PublicClient,
+  zeroAddress,
+} from 'viem';
+import { depositAddressFactoryAbi } from '../abi/deposit-address-factory.js';
 import { erc20Abi } from '../abi/erc20.js';
 import type { Database } from '../../database/database.js';
 
@@ -20,8 +28,8 @@ export interface DepositAddressTransfer {
 }
 
 /**
- * Value found by balance at deposit addresses that have no transfer recorded yet and whose quote has not expired (an
- * hour of grace): what reached them from inside a contract call, which a block's transactions do not show. One
+ * Value found by balance at deposit addresses that have no native transfer recorded yet (a refused token does not
+ * count) and whose quote has not expired (an hour of grace): what reached them from inside a contract call, which a block's transactions do not show. One
  * `eth_getBalance` per such address at `block`, run once per watcher round after that round's transfers were
  * recorded (so a top-level transfer up to `block` is never counted twice). No sender or transaction is known.
  */
@@ -57,7 +65,7 @@ export async function depositAddressBalances(
   }));
 }
 
-/** Marks an address as having a transfer recorded: its balance is no longer checked. */
+/** Marks an address as having a native transfer recorded: its balance is no longer checked. */
 export async function markDepositAddressSeen(db: Database, chainId: number, address: string): Promise<void> {
   await db.query('UPDATE deposit_addresses SET transfer_seen = true WHERE chain_id = $1 AND address = $2', [
     chainId,
@@ -147,7 +155,8 @@ export async function depositAddressTransferOf(
 /**
  * Token transfers (`Transfer` logs of `tokens`, the chain's configured currencies) into watched addresses in blocks
  * `from`..`to`: another currency than a deposit address takes, to be given back. One `eth_getLogs` for the range,
- * filtered here (an RPC's topic filter would need every watched address); the first such log of a transaction counts.
+ * filtered here (an RPC's topic filter would need every watched address); per transaction and address, the first
+ * token counts (its logs there summed).
  */
 export async function depositAddressTokenTransfers(
   client: PublicClient,
@@ -169,7 +178,19 @@ export async function depositAddressTokenTransfers(
     const args = log.args as { from?: Address; to?: Address; value?: bigint };
     const requestId = args.to ? watched.get(args.to.toLowerCase()) : undefined;
     if (!requestId || !args.value || !log.transactionHash || log.blockNumber === null) continue;
-    if (transfers.some((transfer) => transfer.txHash === log.transactionHash)) continue;
+    // One transfer per transaction and address (one batch may pay several addresses; each is given back): logs
+    // of the same token to that address add up, another token there stays for `recoverToken`.
+    const index = transfers.findIndex(
+      (transfer) =>
+        transfer.txHash === log.transactionHash && transfer.address.toLowerCase() === args.to!.toLowerCase(),
+    );
+    if (index >= 0) {
+      const first = transfers[index];
+      if (first.currency.toLowerCase() === log.address.toLowerCase()) {
+        transfers[index] = { ...first, amount: first.amount + args.value };
+      }
+      continue;
+    }
     if (!blocks.has(log.blockNumber))
       blocks.set(log.blockNumber, client.getBlock({ blockNumber: log.blockNumber }));
     const [block, receipt] = await Promise.all([
@@ -189,4 +210,26 @@ export async function depositAddressTokenTransfers(
     });
   }
   return transfers;
+}
+
+/**
+ * Whether a depository deposit is the solver's sweep for `requestId`: its transaction called the factory's `sweep`
+ * (owner only) for that order. Only such a deposit is dated by the transfer the request took; one made inside
+ * another call to the factory (a give-back or a recover paying a contract, or a delegated account, that deposits)
+ * is not. One transaction read, and only for transactions sent to the factory.
+ */
+export async function isDepositAddressSweep(
+  client: PublicClient,
+  factory: string | undefined,
+  receipt: { readonly to: Address | null; readonly transactionHash: Hash },
+  requestId: string,
+): Promise<boolean> {
+  if (!factory || receipt.to?.toLowerCase() !== factory.toLowerCase()) return false;
+  const tx = await client.getTransaction({ hash: receipt.transactionHash });
+  try {
+    const call = decodeFunctionData({ abi: depositAddressFactoryAbi, data: tx.input });
+    return call.functionName === 'sweep' && String(call.args[0]).toLowerCase() === requestId.toLowerCase();
+  } catch {
+    return false;
+  }
 }

@@ -325,16 +325,15 @@ function refuseMismatch(
 /** Why a deposit that is the request's cannot be filled as quoted (short, or after the quote expired), or null. */
 function unfillableDeposit(
   state: QuotedState,
-  deposit: { readonly amount: string; readonly timestamp: number },
+  deposit: { readonly amount: string; readonly timestamp: number; readonly sweptFromDepositAddress?: true },
 ): { reason: string; details: string } | null {
-  // A deposit-address request's deposit is the sweep of a transfer it took before the quote expired: that transfer's
-  // time is when the user paid, the sweep's is when Ferry moved it.
-  const paidAt = state.addressFunded?.timestamp ?? deposit.timestamp;
+  // A deposit-address request's sweep moves a transfer it took before the quote expired: that transfer's time is
+  // when the user paid, the sweep's is when Ferry moved it. Any other deposit (made straight into the depository,
+  // e.g. after the taken transfer was recovered) is judged by its own time.
+  const sweep = state.addressFunded !== null && deposit.sweptFromDepositAddress === true;
+  const paidAt = sweep ? state.addressFunded!.timestamp : deposit.timestamp;
   const expiredFirst =
-    state.addressFunded === null &&
-    state.status === 'waiting' &&
-    state.expired &&
-    state.expiredReason === 'QUOTE_EXPIRED';
+    !sweep && state.status === 'waiting' && state.expired && state.expiredReason === 'QUOTE_EXPIRED';
   if (expiredFirst || paidAt * 1000 > Date.parse(state.quoteExpiresAt)) {
     return {
       reason: 'DEPOSIT_AFTER_EXPIRY',

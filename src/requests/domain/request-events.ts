@@ -94,6 +94,11 @@ export interface DepositDetectedData extends ChainTransaction {
   readonly currency: string;
   readonly depositor: string;
   readonly depository: string;
+  /**
+   * Set when the deposit's transaction was sent to the origin's deposit-address factory: the solver's sweep of a
+   * transfer the request took. Only such a deposit counts as paid at that transfer's time (absent: a deposit).
+   */
+  readonly sweptFromDepositAddress?: true;
   readonly detectedAt: string;
 }
 export interface DepositDetected extends DepositDetectedData {}
@@ -119,6 +124,11 @@ export interface DepositConfirmedData extends ChainTransaction {
   readonly currency: string;
   readonly depositor: string;
   readonly depository: string;
+  /**
+   * Set when the deposit's transaction was sent to the origin's deposit-address factory: the solver's sweep of a
+   * transfer the request took. Only such a deposit counts as paid at that transfer's time (absent: a deposit).
+   */
+  readonly sweptFromDepositAddress?: true;
   readonly confirmedAt: string;
 }
 export interface DepositConfirmed extends DepositConfirmedData {}

@@ -211,6 +211,11 @@ describe('deposit addresses on local chains', () => {
       [`request-${id.toLowerCase()}`],
     );
     expect(refused.rows).toEqual([{ reason: 'WRONG_CURRENCY', currency: usdc }]);
+    // The USDC arrives when the give-back mines; the journal marks it mined when the job sees it settle, a bit later.
+    await waitFor(
+      async () => (await journalOf(db, id)).every((entry) => entry.state === 'mined'),
+      'the give-back settled in the journal',
+    );
     expect((await journalOf(db, id)).map((entry) => [entry.purpose, entry.state])).toEqual([
       ['give-back', 'mined'],
     ]);

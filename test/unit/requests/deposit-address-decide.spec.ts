@@ -104,7 +104,11 @@ describe('deposit-address transfers (Request aggregate)', () => {
       transfer(1, quoted),
     ]);
     const [, , confirm] = sampleLifecycle(strict, 1);
-    expect(decide(funded, confirm).map(({ event }) => eventTypeOf(event).type)).toEqual(['DepositConfirmed']);
+    const sweep = {
+      ...confirm,
+      data: { ...(confirm.data as object), sweptFromDepositAddress: true },
+    } as RequestCommand;
+    expect(decide(funded, sweep).map(({ event }) => eventTypeOf(event).type)).toEqual(['DepositConfirmed']);
   });
 
   it('refuses a second transfer after one was taken, and one after the request settled', () => {
@@ -144,9 +148,20 @@ describe('deposit-address transfers (Request aggregate)', () => {
     const afterExpiry = Math.floor(Date.parse(strict.quoteExpiresAt) / 1000) + 600;
     const sweep = {
       ...confirm,
-      data: { ...(confirm.data as object), timestamp: afterExpiry },
+      data: { ...(confirm.data as object), timestamp: afterExpiry, sweptFromDepositAddress: true },
     } as RequestCommand;
     expect(decide(funded, sweep).map(({ event }) => eventTypeOf(event).type)).toEqual(['DepositConfirmed']);
+    // The same deposit made straight into the depository (not through the factory) is judged by its own time.
+    const direct = {
+      ...confirm,
+      data: { ...(confirm.data as object), timestamp: afterExpiry },
+    } as RequestCommand;
+    expect(
+      decide(funded, direct).map(({ event }) => ({ type: eventTypeOf(event).type, ...event })),
+    ).toMatchObject([
+      { type: 'DepositConfirmed' },
+      { type: 'FillFailed', failReason: 'DEPOSIT_AFTER_EXPIRY' },
+    ]);
   });
 
   it('refuses a transfer for a request without a deposit address', () => {
