@@ -52,8 +52,10 @@ export class HealthService implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly projections: ProjectionsService,
   ) {}
 
-  onApplicationBootstrap(): void {
+  /** The first reading is taken before the app listens, so the first `/health` answers from a real one. */
+  async onApplicationBootstrap(): Promise<void> {
     this.probe();
+    await this.round;
   }
 
   async onModuleDestroy(): Promise<void> {
