@@ -1,5 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
+import { DEVNET_ACCOUNTS } from '../scripts/devnet/deploy-devnet.js';
+import { startDevnets } from '../scripts/devnet/devnets.js';
 import { measureThroughput } from './http-load.js';
 import { percentile, type ScratchDatabase, startCpu } from './support.js';
 
@@ -37,6 +39,10 @@ export interface HttpFloorFigures {
   readonly health: RouteFigure;
   readonly notFoundInfo: RouteFigure;
   readonly noopInfo: RouteFigure;
+  /** `POST /quote/v2`, a native bridge 31337 → 31338 with its chain reads served by the local chains. */
+  readonly quote: RouteFigure;
+  /** Ferry's 404 measured beside the quote (the devnets share the cores): the quote's own anchor. */
+  readonly notFoundBesideQuote: RouteFigure;
 }
 
 interface Server {
@@ -87,6 +93,7 @@ async function measure(
   path: string,
   options: HttpFloorOptions,
   scratch: ScratchDatabase,
+  body?: string,
 ): Promise<RouteFigure> {
   let best: RouteFigure | undefined;
   for (let round = 0; round < options.rounds; round += 1) {
@@ -98,6 +105,7 @@ async function measure(
       baseUrl: server.baseUrl,
       path,
       headers: {},
+      body,
       connections: options.connections,
       warmupMs: options.warmupMs,
       durationMs: options.durationMs,
@@ -155,5 +163,52 @@ export async function runHttpFloorBench(
     scratch,
   );
   await stopServer(info);
-  return { bare, notFound, noop, health, notFoundInfo, noopInfo };
+  const { quote, notFoundBesideQuote } = await measureQuote(scratch, options);
+  return { bare, notFound, noop, health, notFoundInfo, noopInfo, quote, notFoundBesideQuote };
+}
+
+async function measureQuote(
+  scratch: ScratchDatabase,
+  options: HttpFloorOptions,
+): Promise<{ quote: RouteFigure; notFoundBesideQuote: RouteFigure }> {
+  const chains = await startDevnets();
+  try {
+    const server = await startServer('ferry', {
+      DATABASE_URL: scratch.url,
+      LOG_LEVEL: 'warn',
+      DEVNET_A_RPC_URL: chains[0].rpcUrl,
+      DEVNET_B_RPC_URL: chains[1].rpcUrl,
+    });
+    try {
+      const body = JSON.stringify({
+        user: DEVNET_ACCOUNTS.user.address,
+        originChainId: 31337,
+        destinationChainId: 31338,
+        originCurrency: '0x0000000000000000000000000000000000000000',
+        destinationCurrency: '0x0000000000000000000000000000000000000000',
+        amount: '10000000000000000',
+        tradeType: 'EXACT_INPUT',
+      });
+      const quote = await measure(
+        'Ferry POST /quote/v2 native bridge (warn)',
+        server,
+        '/quote/v2',
+        options,
+        scratch,
+        body,
+      );
+      const notFoundBesideQuote = await measure(
+        'Ferry 404 beside the devnets (warn)',
+        server,
+        '/no-such-route',
+        options,
+        scratch,
+      );
+      return { quote, notFoundBesideQuote };
+    } finally {
+      await stopServer(server);
+    }
+  } finally {
+    await Promise.all(chains.map((chain) => chain.stop()));
+  }
 }

@@ -696,7 +696,7 @@ async function httpFloor(
     await onMachine(scratch);
     return runHttpFloorBench(scratch, options);
   });
-  const { bare, notFound, noop, health, notFoundInfo, noopInfo } = figures;
+  const { bare, notFound, noop, health, notFoundInfo, noopInfo, quote, notFoundBesideQuote } = figures;
   const ratio = (name: string, measured: number, target: number): Figure => ({
     name,
     measured,
@@ -734,12 +734,18 @@ async function httpFloor(
         TARGETS.infoLogRatio,
       ),
       ratio(
+        "POST /quote/v2 ÷ Ferry's 404 (both beside the devnets)",
+        quote.requestsPerSecond / notFoundBesideQuote.requestsPerSecond,
+        TARGETS.floorRatio,
+      ),
+      { name: 'POST /quote/v2 p99', measured: quote.p99Ms, kind: 'max', target: 10, unit: 'ms' },
+      ratio(
         'no-op at info (stdout a pipe) ÷ no-op at warn',
         noopInfo.requestsPerSecond / noop.requestsPerSecond,
         TARGETS.infoLogRatio,
       ),
     ],
-    details: [bare, notFound, noop, health, notFoundInfo, noopInfo].map(row),
+    details: [bare, notFound, noop, health, notFoundInfo, noopInfo, quote, notFoundBesideQuote].map(row),
     method: [
       'Each server runs in its own process (`bench/http-server-process.ts`) with its stdout a pipe read by the ' +
         'benchmark process; the load generator is a worker thread of the benchmark process (`http-load-worker.ts`), ' +
