@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { DEVNET_ACCOUNTS } from '../scripts/devnet/deploy-devnet.js';
 import { startDevnets } from '../scripts/devnet/devnets.js';
 import { measureThroughput } from './http-load.js';
-import { percentile, type ScratchDatabase, startCpu } from './support.js';
+import { percentile, processCpuMs, type ScratchDatabase, startCpu } from './support.js';
 
 /**
  * The HTTP floor (issue 14, goals 2 and 3): requests per second of Ferry's cheapest answers against a bare Fastify
@@ -27,6 +27,8 @@ export interface RouteFigure {
   readonly serverCpuMs: number;
   readonly loadCpuMs: number;
   readonly postgresCpuMs: number | null;
+  /** The local chains' processes (the quote only), null elsewhere. */
+  readonly chainsCpuMs: number | null;
   /** Bytes the server wrote to its stdout pipe per request. */
   readonly logBytesPerRequest: number;
   readonly statuses: string;
@@ -94,13 +96,16 @@ async function measure(
   options: HttpFloorOptions,
   scratch: ScratchDatabase,
   body?: string,
+  chainPids: readonly number[] = [],
 ): Promise<RouteFigure> {
+  const chainsMs = () => chainPids.reduce((sum, pid) => sum + (processCpuMs(pid) ?? 0), 0);
   let best: RouteFigure | undefined;
   for (let round = 0; round < options.rounds; round += 1) {
     const stopPostgres = await startCpu(scratch.db);
     const serverBefore = await serverCpuMs(server);
     const loadBefore = process.cpuUsage();
     const bytesBefore = server.stdoutBytes;
+    const chainsBefore = chainsMs();
     const run = await measureThroughput({
       baseUrl: server.baseUrl,
       path,
@@ -113,6 +118,7 @@ async function measure(
     const load = process.cpuUsage(loadBefore);
     const serverMs = (await serverCpuMs(server)) - serverBefore;
     const postgres = stopPostgres();
+    const chainsSpent = chainsMs() - chainsBefore;
     // CPU and bytes span the warm-up too: per request, over everything sent in the window.
     const sent = run.requestsPerSecond * ((options.warmupMs + options.durationMs) / 1000);
     const perThousand = (ms: number) => (1000 * ms) / sent;
@@ -124,6 +130,7 @@ async function measure(
       serverCpuMs: perThousand(serverMs),
       loadCpuMs: perThousand((load.user + load.system) / 1000),
       postgresCpuMs: postgres.postgresMs === null ? null : perThousand(postgres.postgresMs),
+      chainsCpuMs: chainPids.length === 0 ? null : perThousand(chainsSpent),
       logBytesPerRequest: (server.stdoutBytes - bytesBefore) / sent,
       statuses: run.failures === 0 ? '200' : run.failures === run.requests ? 'non-200' : 'mixed',
     };
@@ -196,6 +203,7 @@ async function measureQuote(
         options,
         scratch,
         body,
+        chains.map((chain) => chain.pid),
       );
       const notFoundBesideQuote = await measure(
         'Ferry 404 beside the devnets (warn)',

@@ -709,6 +709,7 @@ async function httpFloor(
     `${formatMs(figure.p50Ms)} / ${formatMs(figure.p99Ms)}; CPU per 1,000 requests: server ` +
     `${formatInteger(figure.serverCpuMs)} ms, load generator ${formatInteger(figure.loadCpuMs)} ms` +
     (figure.postgresCpuMs === null ? '' : `, PostgreSQL ${formatInteger(figure.postgresCpuMs)} ms`) +
+    (figure.chainsCpuMs === null ? '' : `, local chains ${formatInteger(figure.chainsCpuMs)} ms`) +
     `; ${figure.logBytesPerRequest.toFixed(0)} log bytes per request.`;
   return {
     title: 'HTTP floor (issue 14)',
