@@ -98,7 +98,11 @@ async function measure(
   body?: string,
   chainPids: readonly number[] = [],
 ): Promise<RouteFigure> {
-  const chainsMs = () => chainPids.reduce((sum, pid) => sum + (processCpuMs(pid) ?? 0), 0);
+  // Null when a chain's /proc entry cannot be read: no figure rather than a wrong one.
+  const chainsMs = (): number | null => {
+    const spent = chainPids.map(processCpuMs);
+    return spent.some((ms) => ms === null) ? null : spent.reduce<number>((sum, ms) => sum + ms!, 0);
+  };
   let best: RouteFigure | undefined;
   for (let round = 0; round < options.rounds; round += 1) {
     const stopPostgres = await startCpu(scratch.db);
@@ -118,7 +122,8 @@ async function measure(
     const load = process.cpuUsage(loadBefore);
     const serverMs = (await serverCpuMs(server)) - serverBefore;
     const postgres = stopPostgres();
-    const chainsSpent = chainsMs() - chainsBefore;
+    const chainsAfter = chainsMs();
+    const chainsSpent = chainsBefore === null || chainsAfter === null ? null : chainsAfter - chainsBefore;
     // CPU and bytes span the warm-up too: per request, over everything sent in the window.
     const sent = run.requestsPerSecond * ((options.warmupMs + options.durationMs) / 1000);
     const perThousand = (ms: number) => (1000 * ms) / sent;
@@ -130,7 +135,7 @@ async function measure(
       serverCpuMs: perThousand(serverMs),
       loadCpuMs: perThousand((load.user + load.system) / 1000),
       postgresCpuMs: postgres.postgresMs === null ? null : perThousand(postgres.postgresMs),
-      chainsCpuMs: chainPids.length === 0 ? null : perThousand(chainsSpent),
+      chainsCpuMs: chainPids.length === 0 || chainsSpent === null ? null : perThousand(chainsSpent),
       logBytesPerRequest: (server.stdoutBytes - bytesBefore) / sent,
       statuses: run.failures === 0 ? '200' : run.failures === run.requests ? 'non-200' : 'mixed',
     };

@@ -28,9 +28,12 @@ async function startFerry(): Promise<Started> {
   const config = benchConfig(databaseUrl, {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     PROJECTIONS_RUN: 'true',
-    ...(process.env.HEALTH_PROBE_INTERVAL_MS
-      ? { HEALTH_PROBE_INTERVAL_MS: process.env.HEALTH_PROBE_INTERVAL_MS }
-      : {}),
+    // The bench's own local chains (benchConfig reads only what it is given, never process.env).
+    ...Object.fromEntries(
+      ['HEALTH_PROBE_INTERVAL_MS', 'DEVNET_A_RPC_URL', 'DEVNET_B_RPC_URL'].flatMap((name) =>
+        process.env[name] ? [[name, process.env[name]!]] : [],
+      ),
+    ),
   });
   const app = await startBenchApp(config);
   return { port: Number(new URL(app.baseUrl).port), close: () => app.close() };
