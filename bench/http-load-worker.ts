@@ -34,6 +34,8 @@ export interface ThroughputJob {
   readonly baseUrl: string;
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** A JSON body sent with POST (default: GET without a body). */
+  readonly body?: string;
   /** Concurrent keep-alive connections, each sending its next request as soon as the previous one is answered. */
   readonly connections: number;
   readonly warmupMs: number;
@@ -64,11 +66,19 @@ function get(
   url: URL,
   path: string,
   headers: Readonly<Record<string, string>>,
+  body?: string,
 ): Promise<Answer> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const request = http.request(
-      { hostname: url.hostname, port: url.port, path, method: 'GET', headers, agent },
+      {
+        hostname: url.hostname,
+        port: url.port,
+        path,
+        method: body === undefined ? 'GET' : 'POST',
+        headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+        agent,
+      },
       (response) => {
         let bytes = 0;
         response.on('data', (chunk: Buffer) => {
@@ -81,7 +91,7 @@ function get(
       },
     );
     request.on('error', reject);
-    request.end();
+    request.end(body);
   });
 }
 
@@ -121,7 +131,7 @@ async function throughput(job: ThroughputJob): Promise<ThroughputResult> {
   const ms: number[] = [];
   const loop = async () => {
     while (performance.now() < ends) {
-      const answer = await get(agent, url, job.path, job.headers);
+      const answer = await get(agent, url, job.path, job.headers, job.body);
       const at = performance.now();
       if (at < warmupEnds || at > ends) continue;
       requests += 1;

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { APPEND_WRITERS, type AppendFigures, runAppendBench } from './append.bench.js';
 import { type CatchUpFigures, runCatchUpBench } from './catch-up.bench.js';
+import { type HttpFloorFigures, type RouteFigure, runHttpFloorBench } from './http-floor.bench.js';
 import { type RebuildFigures, runRebuildBench } from './rebuild.bench.js';
 import { type RequestsHistoryFigures, runRequestsHistoryBench } from './requests-history.bench.js';
 import { measureDepositAddressScan } from './deposit-address-scan.bench.js';
@@ -26,7 +27,7 @@ import { runWebhooksBench, type WebhooksFigures } from './webhooks.bench.js';
 
 /**
  * Every benchmark figure, measured in one process against scratch databases on the local PostgreSQL server:
- * `npm run bench` (`BENCH_SCALE` scales every workload; `BENCH_ONLY=foundation|requests|webhooks|settlement` runs one group;
+ * `npm run bench` (`BENCH_SCALE` scales every workload; `BENCH_ONLY=foundation|requests|webhooks|settlement|http` runs one group;
  * `BENCH_RESULTS_FILE=bench/RESULTS.md` also writes the Markdown summary). Targets are reported as PASS/MISS, never
  * asserted: the process exits 0 unless a run fails.
  */
@@ -41,6 +42,9 @@ const TARGETS = {
   webhookDeliveriesPerSecond: 1_000,
   webhookP99Ms: 500,
   settlementP99Ms: 2_000,
+  floorRatio: 0.5,
+  healthRatio: 0.5,
+  infoLogRatio: 0.8,
 } as const;
 
 type Unit = 'events/s' | 'ratio' | 'ms' | 'deliveries/s' | 'requests/s';
@@ -696,7 +700,92 @@ function settlementFindings({ latency, throughput, options, app }: SettlementFig
 
 // ---------------------------------------------------------------------------------------------------------------
 
-const GROUPS = ['foundation', 'requests', 'webhooks', 'settlement'] as const;
+// ---------------------------------------------------------------------------------------------------------------
+// HTTP floor (issue 14)
+
+async function httpFloor(
+  scale: number,
+  onMachine: (scratch: ScratchDatabase) => Promise<void>,
+): Promise<Group> {
+  const options = {
+    connections: 16,
+    warmupMs: 2_000,
+    durationMs: Math.max(2_000, Math.round(5_000 * scale)),
+    rounds: 2,
+  };
+  write(
+    `[http] Bare Fastify, Ferry's 404, a no-op route and /health (LOG_LEVEL=warn), then 404 and no-op at info with ` +
+      `stdout a pipe: ${options.connections} connections, ${options.rounds} × ${options.durationMs / 1000} s each`,
+  );
+  const figures: HttpFloorFigures = await withScratchDatabase(2, async (scratch) => {
+    await onMachine(scratch);
+    return runHttpFloorBench(scratch, options);
+  });
+  const { bare, notFound, noop, health, notFoundInfo, noopInfo, quote, notFoundBesideQuote } = figures;
+  const ratio = (name: string, measured: number, target: number): Figure => ({
+    name,
+    measured,
+    kind: 'min',
+    target,
+    unit: 'ratio',
+  });
+  const row = (figure: RouteFigure) =>
+    `${figure.label}: ${formatInteger(figure.requestsPerSecond)} req/s (${figure.statuses}), p50/p99 ` +
+    `${formatMs(figure.p50Ms)} / ${formatMs(figure.p99Ms)}; CPU per 1,000 requests: server ` +
+    `${formatInteger(figure.serverCpuMs)} ms, load generator ${formatInteger(figure.loadCpuMs)} ms` +
+    (figure.postgresCpuMs === null ? '' : `, PostgreSQL ${formatInteger(figure.postgresCpuMs)} ms`) +
+    (figure.chainsCpuMs === null ? '' : `, local chains ${formatInteger(figure.chainsCpuMs)} ms`) +
+    `; ${figure.logBytesPerRequest.toFixed(0)} log bytes per request.`;
+  return {
+    title: 'HTTP floor (issue 14)',
+    figures: [
+      ratio(
+        "Ferry's 404 ÷ bare Fastify",
+        notFound.requestsPerSecond / bare.requestsPerSecond,
+        TARGETS.floorRatio,
+      ),
+      ratio(
+        'Ferry GET /bench/noop ÷ bare Fastify',
+        noop.requestsPerSecond / bare.requestsPerSecond,
+        TARGETS.floorRatio,
+      ),
+      ratio(
+        "GET /health ÷ Ferry's 404",
+        health.requestsPerSecond / notFound.requestsPerSecond,
+        TARGETS.healthRatio,
+      ),
+      ratio(
+        '404 at info (stdout a pipe) ÷ 404 at warn',
+        notFoundInfo.requestsPerSecond / notFound.requestsPerSecond,
+        TARGETS.infoLogRatio,
+      ),
+      ratio(
+        "POST /quote/v2 ÷ Ferry's 404 (both beside the devnets)",
+        quote.requestsPerSecond / notFoundBesideQuote.requestsPerSecond,
+        TARGETS.floorRatio,
+      ),
+      { name: 'POST /quote/v2 p99', measured: quote.p99Ms, kind: 'max', target: 10, unit: 'ms' },
+      ratio(
+        'no-op at info (stdout a pipe) ÷ no-op at warn',
+        noopInfo.requestsPerSecond / noop.requestsPerSecond,
+        TARGETS.infoLogRatio,
+      ),
+    ],
+    details: [bare, notFound, noop, health, notFoundInfo, noopInfo, quote, notFoundBesideQuote].map(row),
+    method: [
+      'Each server runs in its own process (`bench/http-server-process.ts`) with its stdout a pipe read by the ' +
+        'benchmark process; the load generator is a worker thread of the benchmark process (`http-load-worker.ts`), ' +
+        `${options.connections} keep-alive connections, ${options.warmupMs / 1000} s warm-up, best of ` +
+        `${options.rounds} runs per route. Ferry runs with its projections on (as deployed) on a scratch database.`,
+      'Ratios are between figures of the same run; the load generator shares the 2 cores with the server, so ' +
+        'absolute req/s are lower than from another machine.',
+    ],
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const GROUPS = ['foundation', 'requests', 'webhooks', 'settlement', 'http'] as const;
 type GroupName = (typeof GROUPS)[number];
 
 function selectedGroups(): readonly GroupName[] {
@@ -727,6 +816,7 @@ async function main(): Promise<void> {
     requests: () => requests(scale, onMachine),
     webhooks: () => webhooks(scale, onMachine),
     settlement: () => settlement(scale, onMachine),
+    http: () => httpFloor(scale, onMachine),
   };
   for (const name of only) {
     write();
@@ -820,7 +910,7 @@ ${sections.join('\n\n')}
 
 With PostgreSQL on \`127.0.0.1:5432\` (user \`postgres\`, trust auth; \`BENCH_DATABASE_URL\` overrides), run
 \`npm run bench\` (build, then \`node dist/bench/run.js\`). \`BENCH_SCALE\` scales every workload (\`0.1\` for a quick
-look: 100,000 requests); \`BENCH_ONLY=foundation|requests|webhooks|settlement\` runs one group;
+look: 100,000 requests); \`BENCH_ONLY=foundation|requests|webhooks|settlement|http\` runs one group;
 \`BENCH_RESULTS_FILE=bench/RESULTS.md npm run bench\` rewrites this file. Batch sizes and rounds:
 \`BENCH_REBUILD_BATCH_SIZE\`,
 \`BENCH_WEBHOOK_BATCH_SIZE\`, \`BENCH_QUERY_ROUNDS\`, \`BENCH_WEBHOOK_LATENCY_PROJECTIONS=false\`, \`BENCH_CHAIN_POLL_INTERVAL_MS\` (settlement, 100). Each run creates and drops its own \`ferry_bench_<random>\`

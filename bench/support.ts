@@ -167,7 +167,8 @@ export interface CpuUsage {
 
 const CLOCK_TICK_MS = 10; // USER_HZ is 100 on Linux
 
-function processCpuMs(pid: number): number | null {
+/** CPU time (user + system, ms) a process has spent so far, from /proc; null when it cannot be read. */
+export function processCpuMs(pid: number): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

@@ -1,15 +1,17 @@
 import type { DynamicModule, LoggerService, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { type FastifyError, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from '../app.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import type { Clock } from '../common/clock.js';
 import { frameworkErrorBody, HttpErrorFilter } from '../common/http/http-error.filter.js';
 import { parseJsonBody } from '../common/http/json-body.js';
+import { answerRouteNotFound } from '../common/http/route-not-found.js';
 import { createValidationPipe } from '../common/http/validation.pipe.js';
 import { JsonLogger } from '../common/logging/json-logger.js';
+import { installRequestLog } from '../common/logging/request-log.js';
 import { setupOpenApi } from './openapi.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -20,6 +22,15 @@ export interface CreateAppOptions {
   readonly extraModules?: readonly (Type | DynamicModule)[];
   /** The clock every module decides with (default: the system clock). */
   readonly clock?: Clock;
+  /** Where Fastify's log lines go (default: stdout); tests read the request log this way. */
+  readonly logStream?: { write(line: string): void };
+}
+
+/** Fastify as Nest drives it, except that unknown routes are answered without throwing (route-not-found.ts). */
+class FerryFastifyAdapter extends FastifyAdapter {
+  override setNotFoundHandler(): ReturnType<FastifyAdapter['setNotFoundHandler']> {
+    return super.setNotFoundHandler(answerRouteNotFound);
+  }
 }
 
 /** Builds the API application (not yet listening): Fastify, the shared error and validation conventions, OpenAPI. */
@@ -27,7 +38,7 @@ export async function createApp(
   config: AppConfig,
   options: CreateAppOptions = {},
 ): Promise<NestFastifyApplication> {
-  const adapter = new FastifyAdapter({
+  const adapter = new FerryFastifyAdapter({
     bodyLimit: config.http.bodyLimitBytes,
     // Errors Fastify raises before any route (a malformed URL, a too long parameter) answer the spec's body too.
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
@@ -43,10 +54,13 @@ export async function createApp(
       const header = request.headers['x-request-id'];
       return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
     },
+    // Per-request lines are request-log.ts's (debug, plus an info summary): see docs/logging.md.
+    logController: new LogController({ disableRequestLogging: true }),
     logger: {
       level: config.logLevel,
       formatters: { level: (label: string) => ({ level: label }) },
       timestamp: () => `,"time":"${new Date().toISOString()}"`,
+      ...(options.logStream ? { stream: options.logStream } : {}),
     },
   });
   const app = await NestFactory.create<NestFastifyApplication>(
@@ -73,6 +87,7 @@ export async function createApp(
   fastify.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  installRequestLog(fastify, config.http.requestSummaryIntervalMs);
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalPipes(createValidationPipe());
   app.enableCors({

@@ -17,7 +17,12 @@ export type EventStoreConfig =
 export interface AppConfig {
   readonly environment: string;
   readonly configDir: string;
-  readonly http: { readonly port: number; readonly bodyLimitBytes: number };
+  readonly http: {
+    readonly port: number;
+    readonly bodyLimitBytes: number;
+    /** How often the info-level summary of the requests answered is logged (0: never); see docs/logging.md. */
+    readonly requestSummaryIntervalMs: number;
+  };
   readonly database: DatabaseConfig;
   readonly eventStore: EventStoreConfig;
   readonly logLevel: LogLevel;
@@ -27,7 +32,15 @@ export interface AppConfig {
     readonly rebuildOnVersionChange: boolean;
     readonly run: boolean;
   };
-  readonly health: { readonly maxProjectionLagSeconds: number };
+  /**
+   * `probeIntervalMs`: how often the background probe reads each part; `maxReadingAgeMs`: a part whose last
+   * reading is older than this is reported down (the probe is stuck), whatever that reading said.
+   */
+  readonly health: {
+    readonly maxProjectionLagSeconds: number;
+    readonly probeIntervalMs: number;
+    readonly maxReadingAgeMs: number;
+  };
   readonly webhooks: WebhooksConfig;
   /** Operator routes (`/admin/...`) need `x-admin-token` equal to this; null disables them. */
   readonly adminApiToken: string | null;
@@ -121,6 +134,7 @@ export function loadAppConfig(env: Env, configDir = resolve('configs')): AppConf
     http: {
       port: read.integer('http.port', 1, 65535),
       bodyLimitBytes: read.integer('http.bodyLimitBytes', 1024, 64 * 1024 * 1024),
+      requestSummaryIntervalMs: read.integer('http.requestSummaryIntervalMs', 0, 86_400_000),
     },
     database: databaseConfig(env),
     eventStore: eventStoreConfig(env),
@@ -131,7 +145,11 @@ export function loadAppConfig(env: Env, configDir = resolve('configs')): AppConf
       rebuildOnVersionChange: read.boolean('projections.rebuildOnVersionChange'),
       run: read.boolean('projections.run'),
     },
-    health: { maxProjectionLagSeconds: read.integer('health.maxProjectionLagSeconds', 1, 86_400) },
+    health: {
+      maxProjectionLagSeconds: read.integer('health.maxProjectionLagSeconds', 1, 86_400),
+      probeIntervalMs: read.integer('health.probeIntervalMs', 10, 600_000),
+      maxReadingAgeMs: read.integer('health.maxReadingAgeMs', 100, 3_600_000),
+    },
     requests: { sweepIntervalMs: read.integer('requests.sweepIntervalMs', 0, 3_600_000) },
     postgres: {
       poolSize: read.integer('postgres.poolSize', 1, 1000),

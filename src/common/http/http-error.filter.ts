@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { QuoteError } from '../../quotes/domain/quote-error.js';
 import { ApiError, type ErrorBody } from './api-error.js';
 import { ERROR_CODES, type ErrorCode } from './error-codes.js';
+import { routeNotFoundBody } from './route-not-found.js';
 
 /**
  * Every error leaves the app as the spec's body with a documented `errorCode`. Errors Ferry did not anticipate
@@ -92,15 +93,7 @@ export function toErrorBody(
   }
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
-    if (status === 404) {
-      return {
-        status,
-        body: {
-          message: `No route ${request.method} ${request.url.split('?')[0]}`,
-          errorCode: 'ROUTE_NOT_FOUND',
-        },
-      };
-    }
+    if (status === 404) return { status, body: routeNotFoundBody(request.method, request.url) };
     const code = codeForStatus(status);
     const response = exception.getResponse();
     const message =

@@ -122,6 +122,16 @@ describe(buildOrder.name, () => {
     expect(hashOrder(orderData, 8453)).toBe(orderId);
   });
 
+  it('hashes as viem hashTypedData does for every hub, whatever the hubs hashed before', () => {
+    const { orderData } = buildOrder(base);
+    const other = buildOrder({ ...base, salt: `0x${'ab'.repeat(32)}` }).orderData;
+    for (const hub of [8453, 1, 31337, 8453, 1]) {
+      for (const order of [orderData, other]) {
+        expect(hashOrder(order, hub)).toBe(hashTypedData(orderTypedData(order, hub)));
+      }
+    }
+  });
+
   it('is deterministic: the same input gives the same order and id', () => {
     expect(buildOrder(base)).toEqual(buildOrder(structuredClone(base)));
   });

@@ -1,0 +1,227 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
+import { DEVNET_ACCOUNTS } from '../scripts/devnet/deploy-devnet.js';
+import { startDevnets } from '../scripts/devnet/devnets.js';
+import { measureThroughput } from './http-load.js';
+import { percentile, processCpuMs, type ScratchDatabase, startCpu } from './support.js';
+
+/**
+ * The HTTP floor (issue 14, goals 2 and 3): requests per second of Ferry's cheapest answers against a bare Fastify
+ * server measured in the same run, each server in its own process with stdout read through a pipe by this one.
+ */
+
+export interface HttpFloorOptions {
+  readonly connections: number;
+  readonly warmupMs: number;
+  readonly durationMs: number;
+  /** Measurements per route; the best is kept (other work on a shared machine only ever slows a run). */
+  readonly rounds: number;
+}
+
+export interface RouteFigure {
+  readonly label: string;
+  readonly requestsPerSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** CPU per 1,000 requests: the server process, this process (load generator, pipe reader), PostgreSQL. */
+  readonly serverCpuMs: number;
+  readonly loadCpuMs: number;
+  readonly postgresCpuMs: number | null;
+  /** The local chains' processes (the quote only), null elsewhere. */
+  readonly chainsCpuMs: number | null;
+  /** Bytes the server wrote to its stdout pipe per request. */
+  readonly logBytesPerRequest: number;
+  readonly statuses: string;
+}
+
+export interface HttpFloorFigures {
+  readonly bare: RouteFigure;
+  readonly notFound: RouteFigure;
+  readonly noop: RouteFigure;
+  readonly health: RouteFigure;
+  readonly notFoundInfo: RouteFigure;
+  readonly noopInfo: RouteFigure;
+  /** `POST /quote/v2`, a native bridge 31337 → 31338 with its chain reads served by the local chains. */
+  readonly quote: RouteFigure;
+  /** Ferry's 404 measured beside the quote (the devnets share the cores): the quote's own anchor. */
+  readonly notFoundBesideQuote: RouteFigure;
+}
+
+interface Server {
+  readonly child: ChildProcess;
+  readonly baseUrl: string;
+  stdoutBytes: number;
+}
+
+async function startServer(kind: 'bare' | 'ferry', env: Record<string, string>): Promise<Server> {
+  const child = fork(new URL('./http-server-process.js', import.meta.url), [], {
+    env: { ...process.env, BENCH_HTTP_SERVER: kind, ...env },
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    // `BENCH_CPU_PROF_DIR=dir`: each server writes a V8 CPU profile there when it stops (open in Chrome DevTools).
+    execArgv: process.env.BENCH_CPU_PROF_DIR
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
+      : [],
+  });
+  const server = { child, baseUrl: '', stdoutBytes: 0 };
+  // A log shipper reading the pipe: every byte is read, none is kept.
+  child.stdout!.on('data', (chunk: Buffer) => {
+    server.stdoutBytes += chunk.length;
+  });
+  const [message] = (await Promise.race([
+    once(child, 'message'),
+    once(child, 'exit').then(() => {
+      throw new Error(`The ${kind} bench server exited before listening`);
+    }),
+  ])) as [{ port: number }];
+  server.baseUrl = `http://127.0.0.1:${message.port}`;
+  return server;
+}
+
+async function serverCpuMs(server: Server): Promise<number> {
+  server.child.send('cpu');
+  const [message] = (await once(server.child, 'message')) as [{ cpuMs: number }];
+  return message.cpuMs;
+}
+
+async function stopServer(server: Server): Promise<void> {
+  const exited = once(server.child, 'exit');
+  server.child.send('stop');
+  await exited;
+}
+
+async function measure(
+  label: string,
+  server: Server,
+  path: string,
+  options: HttpFloorOptions,
+  scratch: ScratchDatabase,
+  body?: string,
+  chainPids: readonly number[] = [],
+): Promise<RouteFigure> {
+  // Null when a chain's /proc entry cannot be read: no figure rather than a wrong one.
+  const chainsMs = (): number | null => {
+    const spent = chainPids.map(processCpuMs);
+    return spent.some((ms) => ms === null) ? null : spent.reduce<number>((sum, ms) => sum + ms!, 0);
+  };
+  let best: RouteFigure | undefined;
+  for (let round = 0; round < options.rounds; round += 1) {
+    const stopPostgres = await startCpu(scratch.db);
+    const serverBefore = await serverCpuMs(server);
+    const loadBefore = process.cpuUsage();
+    const bytesBefore = server.stdoutBytes;
+    const chainsBefore = chainsMs();
+    const run = await measureThroughput({
+      baseUrl: server.baseUrl,
+      path,
+      headers: {},
+      body,
+      connections: options.connections,
+      warmupMs: options.warmupMs,
+      durationMs: options.durationMs,
+    });
+    const load = process.cpuUsage(loadBefore);
+    const serverMs = (await serverCpuMs(server)) - serverBefore;
+    const postgres = stopPostgres();
+    const chainsAfter = chainsMs();
+    const chainsSpent = chainsBefore === null || chainsAfter === null ? null : chainsAfter - chainsBefore;
+    // CPU and bytes span the warm-up too: per request, over everything sent in the window.
+    const sent = run.requestsPerSecond * ((options.warmupMs + options.durationMs) / 1000);
+    const perThousand = (ms: number) => (1000 * ms) / sent;
+    const figure: RouteFigure = {
+      label,
+      requestsPerSecond: run.requestsPerSecond,
+      p50Ms: percentile(run.ms, 50),
+      p99Ms: percentile(run.ms, 99),
+      serverCpuMs: perThousand(serverMs),
+      loadCpuMs: perThousand((load.user + load.system) / 1000),
+      postgresCpuMs: postgres.postgresMs === null ? null : perThousand(postgres.postgresMs),
+      chainsCpuMs: chainPids.length === 0 || chainsSpent === null ? null : perThousand(chainsSpent),
+      logBytesPerRequest: (server.stdoutBytes - bytesBefore) / sent,
+      statuses: run.failures === 0 ? '200' : run.failures === run.requests ? 'non-200' : 'mixed',
+    };
+    if (!best || figure.requestsPerSecond > best.requestsPerSecond) best = figure;
+  }
+  return best!;
+}
+
+/** Bare Fastify, then Ferry at `warn` (404, a no-op route, /health), then Ferry at `info` with its stdout a pipe. */
+export async function runHttpFloorBench(
+  scratch: ScratchDatabase,
+  options: HttpFloorOptions,
+): Promise<HttpFloorFigures> {
+  const bareServer = await startServer('bare', {});
+  const bare = await measure('bare Fastify GET /bare', bareServer, '/bare', options, scratch).finally(() =>
+    stopServer(bareServer),
+  );
+  const ferryEnv = { DATABASE_URL: scratch.url };
+  const warn = await startServer('ferry', { ...ferryEnv, LOG_LEVEL: 'warn' });
+  const notFound = await measure('Ferry 404 (warn)', warn, '/no-such-route', options, scratch);
+  const noop = await measure('Ferry GET /bench/noop (warn)', warn, '/bench/noop', options, scratch);
+  const health = await measure('Ferry GET /health (warn)', warn, '/health', options, scratch);
+  await stopServer(warn);
+  const info = await startServer('ferry', { ...ferryEnv, LOG_LEVEL: 'info' });
+  const notFoundInfo = await measure(
+    'Ferry 404 (info, stdout a pipe)',
+    info,
+    '/no-such-route',
+    options,
+    scratch,
+  );
+  const noopInfo = await measure(
+    'Ferry GET /bench/noop (info, stdout a pipe)',
+    info,
+    '/bench/noop',
+    options,
+    scratch,
+  );
+  await stopServer(info);
+  const { quote, notFoundBesideQuote } = await measureQuote(scratch, options);
+  return { bare, notFound, noop, health, notFoundInfo, noopInfo, quote, notFoundBesideQuote };
+}
+
+async function measureQuote(
+  scratch: ScratchDatabase,
+  options: HttpFloorOptions,
+): Promise<{ quote: RouteFigure; notFoundBesideQuote: RouteFigure }> {
+  const chains = await startDevnets();
+  try {
+    const server = await startServer('ferry', {
+      DATABASE_URL: scratch.url,
+      LOG_LEVEL: 'warn',
+      DEVNET_A_RPC_URL: chains[0].rpcUrl,
+      DEVNET_B_RPC_URL: chains[1].rpcUrl,
+    });
+    try {
+      const body = JSON.stringify({
+        user: DEVNET_ACCOUNTS.user.address,
+        originChainId: 31337,
+        destinationChainId: 31338,
+        originCurrency: '0x0000000000000000000000000000000000000000',
+        destinationCurrency: '0x0000000000000000000000000000000000000000',
+        amount: '10000000000000000',
+        tradeType: 'EXACT_INPUT',
+      });
+      const quote = await measure(
+        'Ferry POST /quote/v2 native bridge (warn)',
+        server,
+        '/quote/v2',
+        options,
+        scratch,
+        body,
+        chains.map((chain) => chain.pid),
+      );
+      const notFoundBesideQuote = await measure(
+        'Ferry 404 beside the devnets (warn)',
+        server,
+        '/no-such-route',
+        options,
+        scratch,
+      );
+      return { quote, notFoundBesideQuote };
+    } finally {
+      await stopServer(server);
+    }
+  } finally {
+    await Promise.all(chains.map((chain) => chain.stop()));
+  }
+}
