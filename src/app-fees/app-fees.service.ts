@@ -122,10 +122,18 @@ export class AppFeesService {
       'SELECT state FROM app_fee_claims WHERE address = $1 ORDER BY updated_at DESC, id LIMIT 100',
       [claimAddress(address)],
     );
-    return { claims: rows.map((row) => row.state) };
+    const now = this.clock.now().toISOString();
+    // An open claim past its expiry can no longer be signed: it shows as expired (it never held anything).
+    const shown = rows.map(({ state }) =>
+      state.status === 'open' && now >= state.expiresAt ? { ...state, status: 'expired' as const } : state,
+    );
+    return { claims: shown.map(({ conversion: _conversion, ...claim }) => claim as ClaimView) };
   }
 
-  /** Reserves the whole available balance for a claim and answers the one signature step that authorizes it. */
+  /**
+   * Opens a claim and answers the one signature step that authorizes it. Anyone may call this for any address, so it
+   * reserves nothing: the balance is taken aside only when the claim address's signature is posted (`authorize`).
+   */
   async claim(address: string, body: ClaimAppFeesDto): Promise<{ steps: unknown[] }> {
     const owner = claimAddress(address);
     this.treasury();
@@ -134,7 +142,7 @@ export class AppFeesService {
     const at = this.clock.now();
     const expiresAt = new Date(at.getTime() + this.config.appFees.claimTtlSeconds * 1000).toISOString();
     await this.execute(owner, (account) =>
-      account.handle({ type: 'ReserveClaim', data: { claimId, terms, at: at.toISOString(), expiresAt } }),
+      account.handle({ type: 'OpenClaim', data: { claimId, terms, at: at.toISOString(), expiresAt } }),
     );
     return {
       steps: [
@@ -165,8 +173,9 @@ export class AppFeesService {
 
   /**
    * A signed claim: the signature over the claim id (raw 32 bytes, EIP-191) must come from the claim address, or be
-   * accepted by it through EIP-1271 when it is a contract (viem's `verifyMessage` on the claim's chain). Then the
-   * account authorizes it once and the treasury pays it through the journal.
+   * accepted by it through EIP-1271 when it is a contract (viem's `verifyMessage` on the claim's chain). Only then does
+   * the account reserve the whole available balance for it and authorize it, once (a second signed claim of the same
+   * balance finds nothing left), and the treasury pays it through the journal.
    */
   async authorize(claimId: string, signature: Hex): Promise<ClaimExecution> {
     const id = claimId.toLowerCase();

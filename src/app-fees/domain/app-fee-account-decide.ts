@@ -5,6 +5,7 @@ import {
   AppFeeClaimAuthorized,
   AppFeeClaimExpired,
   AppFeeClaimFailed,
+  AppFeeClaimOpened,
   AppFeeClaimPaid,
   AppFeeClaimPayoutSubmitted,
   AppFeeClaimReserved,
@@ -31,7 +32,7 @@ export interface ClaimPayoutTerms {
 export type AppFeeAccountCommand =
   | { readonly type: 'AccrueAppFee'; readonly data: AppFeeAccruedData }
   | {
-      readonly type: 'ReserveClaim';
+      readonly type: 'OpenClaim';
       readonly data: {
         readonly claimId: string;
         readonly terms: ClaimPayoutTerms;
@@ -108,23 +109,23 @@ export function decide(
       if (state.requestIds.includes(requestId) || BigInt(amount) <= 0n) return [];
       return [{ event: new AppFeeAccrued(command.data), id: `app-fee-accrued:${requestId}:${address}` }];
     }
-    case 'ReserveClaim':
-      return reserve(state, command.data);
+    case 'OpenClaim':
+      return open(state, command.data);
     case 'AuthorizeClaim': {
       const { claimId, signature, at } = command.data;
       const claim = claimOf(state, claimId);
-      if (claim.status === 'expired' || (claim.status === 'reserved' && at >= claim.expiresAt)) {
+      const unsigned = claim.status === 'open' || claim.status === 'reserved';
+      if (claim.status === 'expired' || (unsigned && at >= claim.expiresAt)) {
         throw new AppFeeDomainError('CLAIM_EXPIRED', `Claim ${claimId} expired at ${claim.expiresAt}`);
       }
-      if (claim.status !== 'reserved') {
-        throw new AppFeeDomainError('CLAIM_ALREADY_USED', `Claim ${claimId} is ${claim.status}`);
-      }
-      return [
-        {
-          event: new AppFeeClaimAuthorized({ claimId, signature, authorizedAt: at }),
-          id: `app-fee-claim:${claimId}:authorized`,
-        },
-      ];
+      if (!unsigned) throw new AppFeeDomainError('CLAIM_ALREADY_USED', `Claim ${claimId} is ${claim.status}`);
+      const authorized = {
+        event: new AppFeeClaimAuthorized({ claimId, signature, authorizedAt: at }),
+        id: `app-fee-claim:${claimId}:authorized`,
+      };
+      // A claim reserved unsigned (streams from before claims were opened) already holds its amount.
+      if (claim.status === 'reserved') return [authorized];
+      return [...reserve(state, claim, at), authorized];
     }
     case 'SubmitClaimPayout': {
       const { claimId, txHash, at } = command.data;
@@ -193,18 +194,78 @@ export function decide(
 }
 
 /**
- * Takes the whole available balance aside for a claim, after giving back what unsigned claims past their expiry
- * still held. The payout is that amount less the fee, converted when the claim is not in the base currency.
+ * Opens a claim: fixes where and in what it is paid, and until when it may be signed. Nothing is taken from the
+ * balance: anyone may open a claim for any address, so an unsigned claim must never keep the owner from its balance.
+ * It is refused when there is nothing to claim or the balance would not cover the fee, as the signature would be.
  */
-function reserve(
+function open(
   state: AppFeeAccountState,
-  { claimId, terms, at, expiresAt }: Extract<AppFeeAccountCommand, { type: 'ReserveClaim' }>['data'],
+  { claimId, terms, at, expiresAt }: Extract<AppFeeAccountCommand, { type: 'OpenClaim' }>['data'],
 ): DecidedAppFeeEvent[] {
   if (state.claims[claimId]) throw new AppFeeDomainError('CLAIM_EXISTS', `Claim ${claimId} exists already`);
+  const conversion = terms.conversion;
+  const { amount, payout } = claimable(state, { chainId: terms.chainId, fee: terms.fee, conversion }, at);
+  return [
+    {
+      event: new AppFeeClaimOpened({
+        claimId,
+        amount: amount.toString(),
+        chainId: terms.chainId,
+        currency: terms.currency,
+        recipient: terms.recipient,
+        payoutAmount: payout.toString(),
+        fee: terms.fee.toString(),
+        conversion,
+        openedAt: at,
+        expiresAt,
+      }),
+      id: `app-fee-claim:${claimId}:opened`,
+    },
+  ];
+}
+
+/**
+ * Takes the whole available balance aside for a signed claim, after giving back what unsigned claims reserved past
+ * their expiry still held (streams from before claims were opened). The payout is that amount less the fee, converted
+ * as the claim's terms say. Two signed claims of one balance: the second finds nothing left (`NOTHING_TO_CLAIM`).
+ */
+function reserve(state: AppFeeAccountState, claim: ClaimState, at: string): DecidedAppFeeEvent[] {
   const expired = Object.values(state.claims)
+    .filter((other) => other.status === 'reserved' && at >= other.expiresAt)
+    .map((other) => expiry(other, at));
+  const { amount, payout } = claimable(
+    state,
+    { chainId: claim.chainId, fee: BigInt(claim.fee), conversion: claim.conversion ?? null },
+    at,
+  );
+  return [
+    ...expired,
+    {
+      event: new AppFeeClaimReserved({
+        claimId: claim.claimId,
+        amount: amount.toString(),
+        chainId: claim.chainId,
+        currency: claim.currency,
+        recipient: claim.recipient,
+        payoutAmount: payout.toString(),
+        fee: claim.fee,
+        reservedAt: at,
+        expiresAt: claim.expiresAt,
+      }),
+      id: `app-fee-claim:${claim.claimId}`,
+    },
+  ];
+}
+
+/** The whole balance a claim may take at `at` (counting unsigned reservations past their expiry) and its payout. */
+function claimable(
+  state: AppFeeAccountState,
+  terms: Pick<ClaimPayoutTerms, 'chainId' | 'fee' | 'conversion'>,
+  at: string,
+): { amount: bigint; payout: bigint } {
+  const released = Object.values(state.claims)
     .filter((claim) => claim.status === 'reserved' && at >= claim.expiresAt)
-    .map((claim) => expiry(claim, at));
-  const released = expired.reduce((sum, { event }) => sum + BigInt(state.claims[event.claimId].amount), 0n);
+    .reduce((sum, claim) => sum + BigInt(claim.amount), 0n);
   const amount = availableBalance(state) + released;
   if (amount <= 0n) throw new AppFeeDomainError('NOTHING_TO_CLAIM', 'The app-fee balance available is 0');
   const net = amount - terms.fee;
@@ -220,23 +281,7 @@ function reserve(
       `The balance (${amount} USDC units) does not cover the claim fee (${terms.fee}) on chain ${terms.chainId}`,
     );
   }
-  return [
-    ...expired,
-    {
-      event: new AppFeeClaimReserved({
-        claimId,
-        amount: amount.toString(),
-        chainId: terms.chainId,
-        currency: terms.currency,
-        recipient: terms.recipient,
-        payoutAmount: payout.toString(),
-        fee: terms.fee.toString(),
-        reservedAt: at,
-        expiresAt,
-      }),
-      id: `app-fee-claim:${claimId}`,
-    },
-  ];
+  return { amount, payout };
 }
 
 function expiry(claim: ClaimState, at: string): DecidedAppFeeEvent & { event: AppFeeClaimExpired } {

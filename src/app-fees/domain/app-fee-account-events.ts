@@ -20,7 +20,37 @@ export interface AppFeeAccrued extends AppFeeAccruedData {}
 @StoredEvent('AppFeeAccrued')
 export class AppFeeAccrued extends DomainEvent<AppFeeAccruedData> {}
 
-/** A claim took the whole available balance aside until it is paid, fails or expires. */
+/**
+ * Someone asked for a claim of this account (`POST /app-fees/{address}/claim`, unauthenticated): its terms are fixed,
+ * nothing is taken from the balance. `amount` and `payoutAmount` are what the balance was worth when it was opened;
+ * the amounts paid are decided when the claim address signs (`AppFeeClaimReserved`). Id: `app-fee-claim:<id>:opened`.
+ */
+export interface AppFeeClaimOpenedData {
+  readonly claimId: string;
+  readonly amount: string;
+  readonly chainId: number;
+  readonly currency: string;
+  readonly recipient: string;
+  readonly payoutAmount: string;
+  readonly fee: string;
+  /** How reserved USDC converts into the payout currency (null: the payout is the base USDC itself). */
+  readonly conversion: {
+    readonly usdc: { readonly decimals: number; readonly usdPrice: string };
+    readonly target: { readonly decimals: number; readonly usdPrice: string };
+  } | null;
+  readonly openedAt: string;
+  /** Signing after this is refused (`CLAIM_EXPIRED`). */
+  readonly expiresAt: string;
+}
+export interface AppFeeClaimOpened extends AppFeeClaimOpenedData {}
+@StoredEvent('AppFeeClaimOpened')
+export class AppFeeClaimOpened extends DomainEvent<AppFeeClaimOpenedData> {}
+
+/**
+ * A claim took the whole available balance aside until it is paid or fails. Since anyone may open a claim, this is
+ * decided only together with the claim address's signature (followed by `AppFeeClaimAuthorized`); streams from
+ * before that also hold it for claims reserved unsigned at opening, which expire (`AppFeeClaimExpired`).
+ */
 export interface AppFeeClaimReservedData {
   readonly claimId: string;
   /** USDC units taken from the balance. */
@@ -107,6 +137,7 @@ export class AppFeeSponsorshipPaid extends DomainEvent<AppFeeSponsorshipPaidData
 
 export const APP_FEE_ACCOUNT_EVENTS = [
   AppFeeAccrued,
+  AppFeeClaimOpened,
   AppFeeClaimReserved,
   AppFeeClaimAuthorized,
   AppFeeClaimPayoutSubmitted,

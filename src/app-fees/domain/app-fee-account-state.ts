@@ -3,14 +3,20 @@ import {
   type AppFeeAccountEvent,
   AppFeeClaimAuthorized,
   AppFeeClaimFailed,
+  AppFeeClaimOpened,
+  type AppFeeClaimOpenedData,
   AppFeeClaimPaid,
   AppFeeClaimPayoutSubmitted,
   AppFeeClaimReserved,
   AppFeeSponsorshipPaid,
 } from './app-fee-account-events.js';
 
-/** Where a claim stands. `reserved` holds the balance; `paid` spent it; `failed` and `expired` gave it back. */
-export type ClaimStatus = 'reserved' | 'authorized' | 'submitted' | 'paid' | 'failed' | 'expired';
+/**
+ * Where a claim stands. `open` holds nothing (anyone may open a claim; only its signature reserves the balance);
+ * `reserved` (streams from before that: reserved unsigned), `authorized` and `submitted` hold the balance; `paid`
+ * spent it; `failed` and `expired` gave it back.
+ */
+export type ClaimStatus = 'open' | 'reserved' | 'authorized' | 'submitted' | 'paid' | 'failed' | 'expired';
 
 /** Statuses in which a claim holds its amount aside (neither spent nor given back). */
 export const HOLDING: readonly ClaimStatus[] = ['reserved', 'authorized', 'submitted'];
@@ -30,6 +36,8 @@ export interface ClaimState {
   readonly txHash: string | null;
   readonly failReason: string | null;
   readonly updatedAt: string;
+  /** An open claim's conversion into its payout currency, applied to what its signature reserves. */
+  readonly conversion?: AppFeeClaimOpenedData['conversion'];
 }
 
 /**
@@ -88,6 +96,24 @@ export function evolve(state: AppFeeAccountState, event: AppFeeAccountEvent): Ap
     ...balances,
     claims: { ...state.claims, [next.claimId]: next },
   });
+  if (event instanceof AppFeeClaimOpened) {
+    return withClaim({
+      claimId: event.claimId,
+      status: 'open',
+      amount: event.amount,
+      chainId: event.chainId,
+      currency: event.currency,
+      recipient: event.recipient,
+      payoutAmount: event.payoutAmount,
+      fee: event.fee,
+      reservedAt: event.openedAt,
+      expiresAt: event.expiresAt,
+      txHash: null,
+      failReason: null,
+      updatedAt: event.openedAt,
+      conversion: event.conversion,
+    });
+  }
   if (event instanceof AppFeeClaimReserved) {
     return withClaim(
       {

@@ -40,7 +40,7 @@ const events = recorded([
     data: { requestId: '0xr1', amount: '900', amountUsd: '0.0009', usdcPrice: '1', accruedAt: T0 },
   },
   {
-    type: 'ReserveClaim',
+    type: 'OpenClaim',
     data: {
       claimId: '0xc1',
       terms: { chainId: 31338, currency: '0xusdc', recipient: ADDRESS, fee: 0n, conversion: null },
