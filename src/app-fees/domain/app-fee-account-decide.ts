@@ -10,6 +10,8 @@ import {
   AppFeeClaimPayoutSubmitted,
   AppFeeClaimReserved,
   AppFeeSponsorshipPaid,
+  RevenueShareAccrued,
+  type RevenueShareAccruedData,
 } from './app-fee-account-events.js';
 import { type AppFeeAccountState, availableBalance, type ClaimState } from './app-fee-account-state.js';
 import { convertUsdcUnits } from './usdc-conversion.js';
@@ -31,6 +33,7 @@ export interface ClaimPayoutTerms {
 /** What can be asked of an app-fee account. Each carries its own time; decide() never reads the clock. */
 export type AppFeeAccountCommand =
   | { readonly type: 'AccrueAppFee'; readonly data: AppFeeAccruedData }
+  | { readonly type: 'AccrueRevenueShare'; readonly data: RevenueShareAccruedData }
   | {
       readonly type: 'OpenClaim';
       readonly data: {
@@ -108,6 +111,11 @@ export function decide(
       const { requestId, amount } = command.data;
       if (state.requestIds.includes(requestId) || BigInt(amount) <= 0n) return [];
       return [{ event: new AppFeeAccrued(command.data), id: `app-fee-accrued:${requestId}:${address}` }];
+    }
+    case 'AccrueRevenueShare': {
+      const { requestId, amount } = command.data;
+      if ((state.revenueShareRequestIds ?? []).includes(requestId) || BigInt(amount) <= 0n) return [];
+      return [{ event: new RevenueShareAccrued(command.data), id: `revenue-share:${requestId}` }];
     }
     case 'OpenClaim':
       return open(state, command.data);

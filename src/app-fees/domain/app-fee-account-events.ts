@@ -135,6 +135,31 @@ export interface AppFeeSponsorshipPaid extends AppFeeSponsorshipPaidData {}
 @StoredEvent('AppFeeSponsorshipPaid')
 export class AppFeeSponsorshipPaid extends DomainEvent<AppFeeSponsorshipPaidData> {}
 
+/**
+ * A share of a successful request's platform fee, earned by the API key the request was quoted with (its payout
+ * address is this account): docs/app-fees.md, "Revenue share". Id: `revenue-share:<requestId>` (once per request,
+ * whatever address it went to). The end user paid the platform fee as quoted; this is Ferry's money shared.
+ */
+export interface RevenueShareAccruedData {
+  readonly requestId: string;
+  readonly apiKeyId: string;
+  readonly transactionType: string;
+  /** The tier (`10M-100M`, `100M-1B`), the key's trailing-30-day volume before this request, and the share. */
+  readonly tier: string;
+  readonly trailingVolumeUsd: string;
+  readonly share: string;
+  /** The request's platform fee in USD (as the fill recorded it) and the share of it, exact. */
+  readonly platformFeeUsd: string;
+  readonly amountUsd: string;
+  readonly usdcPrice: string;
+  /** USDC units credited: amountUsd ÷ usdcPrice, rounded down. */
+  readonly amount: string;
+  readonly accruedAt: string;
+}
+export interface RevenueShareAccrued extends RevenueShareAccruedData {}
+@StoredEvent('RevenueShareAccrued')
+export class RevenueShareAccrued extends DomainEvent<RevenueShareAccruedData> {}
+
 export const APP_FEE_ACCOUNT_EVENTS = [
   AppFeeAccrued,
   AppFeeClaimOpened,
@@ -145,6 +170,7 @@ export const APP_FEE_ACCOUNT_EVENTS = [
   AppFeeClaimFailed,
   AppFeeClaimExpired,
   AppFeeSponsorshipPaid,
+  RevenueShareAccrued,
 ] as const;
 
 export type AppFeeAccountEvent = InstanceType<(typeof APP_FEE_ACCOUNT_EVENTS)[number]>;

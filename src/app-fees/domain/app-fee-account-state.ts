@@ -9,6 +9,7 @@ import {
   AppFeeClaimPayoutSubmitted,
   AppFeeClaimReserved,
   AppFeeSponsorshipPaid,
+  RevenueShareAccrued,
 } from './app-fee-account-events.js';
 
 /**
@@ -54,6 +55,9 @@ export interface AppFeeAccountState {
   readonly requestIds: readonly string[];
   /** Sponsored requests already paid: a sponsorship is paid once per request. */
   readonly sponsoredRequestIds: readonly string[];
+  /** Of `accrued`, what revenue share credited (USDC units), and the requests it came from (once each). */
+  readonly revenueShare?: string;
+  readonly revenueShareRequestIds?: readonly string[];
   readonly claims: Readonly<Record<string, ClaimState>>;
 }
 
@@ -81,6 +85,14 @@ export function evolve(state: AppFeeAccountState, event: AppFeeAccountEvent): Ap
       ...state,
       accrued: plus(state.accrued, event.amount),
       requestIds: [...state.requestIds, event.requestId],
+    };
+  }
+  if (event instanceof RevenueShareAccrued) {
+    return {
+      ...state,
+      accrued: plus(state.accrued, event.amount),
+      revenueShare: plus(state.revenueShare ?? '0', event.amount),
+      revenueShareRequestIds: [...(state.revenueShareRequestIds ?? []), event.requestId],
     };
   }
   if (event instanceof AppFeeSponsorshipPaid) {
