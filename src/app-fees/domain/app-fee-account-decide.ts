@@ -6,6 +6,7 @@ import {
   AppFeeClaimExpired,
   AppFeeClaimFailed,
   AppFeeClaimOpened,
+  type AppFeeClaimOpenedData,
   AppFeeClaimPaid,
   AppFeeClaimPayoutSubmitted,
   AppFeeClaimReserved,
@@ -13,7 +14,13 @@ import {
   RevenueShareAccrued,
   type RevenueShareAccruedData,
 } from './app-fee-account-events.js';
-import { type AppFeeAccountState, availableBalance, type ClaimState } from './app-fee-account-state.js';
+import {
+  type AppFeeAccountState,
+  availableBalance,
+  type ClaimState,
+  evolve,
+  initialAppFeeAccountState,
+} from './app-fee-account-state.js';
 import { convertUsdcUnits } from './usdc-conversion.js';
 
 /** What the payout of a claim is: where, in what, and how to convert the reserved USDC into it. */
@@ -35,17 +42,14 @@ export type AppFeeAccountCommand =
   | { readonly type: 'AccrueAppFee'; readonly data: AppFeeAccruedData }
   | { readonly type: 'AccrueRevenueShare'; readonly data: RevenueShareAccruedData }
   | {
-      readonly type: 'OpenClaim';
+      readonly type: 'AuthorizeClaim';
       readonly data: {
         readonly claimId: string;
-        readonly terms: ClaimPayoutTerms;
+        readonly signature: string;
         readonly at: string;
-        readonly expiresAt: string;
+        /** The claim as opened (its own stream, `app-fee-claim-<claimId>`): the terms its signature reserves under. */
+        readonly opened?: AppFeeClaimOpenedData;
       };
-    }
-  | {
-      readonly type: 'AuthorizeClaim';
-      readonly data: { readonly claimId: string; readonly signature: string; readonly at: string };
     }
   | {
       readonly type: 'SubmitClaimPayout';
@@ -117,23 +121,32 @@ export function decide(
       if ((state.revenueShareRequestIds ?? []).includes(requestId) || BigInt(amount) <= 0n) return [];
       return [{ event: new RevenueShareAccrued(command.data), id: `revenue-share:${requestId}` }];
     }
-    case 'OpenClaim':
-      return open(state, command.data);
     case 'AuthorizeClaim': {
-      const { claimId, signature, at } = command.data;
-      const claim = claimOf(state, claimId);
-      const unsigned = claim.status === 'open' || claim.status === 'reserved';
-      if (claim.status === 'expired' || (unsigned && at >= claim.expiresAt)) {
-        throw new AppFeeDomainError('CLAIM_EXPIRED', `Claim ${claimId} expired at ${claim.expiresAt}`);
-      }
-      if (!unsigned) throw new AppFeeDomainError('CLAIM_ALREADY_USED', `Claim ${claimId} is ${claim.status}`);
+      const { claimId, signature, at, opened } = command.data;
       const authorized = {
         event: new AppFeeClaimAuthorized({ claimId, signature, authorizedAt: at }),
         id: `app-fee-claim:${claimId}:authorized`,
       };
+      const known = state.claims[claimId];
+      if (!known) {
+        // A claim opened (not yet in the account): its signature reserves the whole balance now.
+        if (!opened || opened.claimId !== claimId || opened.address !== address) {
+          throw new AppFeeDomainError('CLAIM_NOT_FOUND', `No claim ${claimId} on this account`);
+        }
+        if (at >= opened.expiresAt) {
+          throw new AppFeeDomainError('CLAIM_EXPIRED', `Claim ${claimId} expired at ${opened.expiresAt}`);
+        }
+        const claim = evolve(initialAppFeeAccountState, new AppFeeClaimOpened(opened)).claims[claimId];
+        return [...reserve(state, claim, at), authorized];
+      }
+      if (known.status === 'expired' || (known.status === 'reserved' && at >= known.expiresAt)) {
+        throw new AppFeeDomainError('CLAIM_EXPIRED', `Claim ${claimId} expired at ${known.expiresAt}`);
+      }
+      if (known.status !== 'reserved') {
+        throw new AppFeeDomainError('CLAIM_ALREADY_USED', `Claim ${claimId} is ${known.status}`);
+      }
       // A claim reserved unsigned (streams from before claims were opened) already holds its amount.
-      if (claim.status === 'reserved') return [authorized];
-      return [...reserve(state, claim, at), authorized];
+      return [authorized];
     }
     case 'SubmitClaimPayout': {
       const { claimId, txHash, at } = command.data;
@@ -202,34 +215,41 @@ export function decide(
 }
 
 /**
- * Opens a claim: fixes where and in what it is paid, and until when it may be signed. Nothing is taken from the
- * balance: anyone may open a claim for any address, so an unsigned claim must never keep the owner from its balance.
- * It is refused when there is nothing to claim or the balance would not cover the fee, as the signature would be.
+ * Pure: a claim opened on `state` for `address`: its payout terms and until when it may be signed, recorded in the
+ * claim's own stream (`app-fee-claim-<claimId>`), never in the account's. Nothing is taken from the balance and the
+ * account's stream does not grow: anyone may open claims for any address, so an unsigned claim must neither lock the
+ * owner's balance nor weigh on its account. Refused when there is nothing to claim or the balance would not cover
+ * the fee, as the signature would be; `amount` and `payoutAmount` are what the balance is worth now.
  */
-function open(
+export function openClaim(
   state: AppFeeAccountState,
-  { claimId, terms, at, expiresAt }: Extract<AppFeeAccountCommand, { type: 'OpenClaim' }>['data'],
-): DecidedAppFeeEvent[] {
+  {
+    claimId,
+    terms,
+    at,
+    expiresAt,
+  }: { claimId: string; terms: ClaimPayoutTerms; at: string; expiresAt: string },
+  address: string,
+): DecidedAppFeeEvent & { event: AppFeeClaimOpened } {
   if (state.claims[claimId]) throw new AppFeeDomainError('CLAIM_EXISTS', `Claim ${claimId} exists already`);
   const conversion = terms.conversion;
   const { amount, payout } = claimable(state, { chainId: terms.chainId, fee: terms.fee, conversion }, at);
-  return [
-    {
-      event: new AppFeeClaimOpened({
-        claimId,
-        amount: amount.toString(),
-        chainId: terms.chainId,
-        currency: terms.currency,
-        recipient: terms.recipient,
-        payoutAmount: payout.toString(),
-        fee: terms.fee.toString(),
-        conversion,
-        openedAt: at,
-        expiresAt,
-      }),
-      id: `app-fee-claim:${claimId}:opened`,
-    },
-  ];
+  return {
+    event: new AppFeeClaimOpened({
+      claimId,
+      address,
+      amount: amount.toString(),
+      chainId: terms.chainId,
+      currency: terms.currency,
+      recipient: terms.recipient,
+      payoutAmount: payout.toString(),
+      fee: terms.fee.toString(),
+      conversion,
+      openedAt: at,
+      expiresAt,
+    }),
+    id: `app-fee-claim:${claimId}:opened`,
+  };
 }
 
 /**

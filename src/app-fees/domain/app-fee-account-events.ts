@@ -21,12 +21,15 @@ export interface AppFeeAccrued extends AppFeeAccruedData {}
 export class AppFeeAccrued extends DomainEvent<AppFeeAccruedData> {}
 
 /**
- * Someone asked for a claim of this account (`POST /app-fees/{address}/claim`, unauthenticated): its terms are fixed,
- * nothing is taken from the balance. `amount` and `payoutAmount` are what the balance was worth when it was opened;
+ * Someone asked for a claim of an account (`POST /app-fees/{address}/claim`, unauthenticated): its terms are fixed,
+ * nothing is taken from the balance. Stored in the claim's own stream `app-fee-claim-<claimId>`, not the account's,
+ * so however many claims anyone opens, the account neither locks nor grows. `amount` and `payoutAmount` are what the balance was worth when it was opened;
  * the amounts paid are decided when the claim address signs (`AppFeeClaimReserved`). Id: `app-fee-claim:<id>:opened`.
  */
 export interface AppFeeClaimOpenedData {
   readonly claimId: string;
+  /** The claim address (lowercase): whose balance and whose signature. */
+  readonly address: string;
   readonly amount: string;
   readonly chainId: number;
   readonly currency: string;

@@ -3,6 +3,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { readArtifact } from '../../../scripts/devnet/deploy-devnet.js';
 import { AppFeesWorker } from '../../../src/app-fees/app-fees.worker.js';
 import { AppFeeAccountAggregate } from '../../../src/app-fees/domain/app-fee-account.aggregate.js';
+import type { AppFeeClaimOpenedData } from '../../../src/app-fees/domain/app-fee-account-events.js';
 import { AggregateRepository } from '../../../src/event-store/aggregate-repository.js';
 import { EVENT_STORE, type EventStore } from '../../../src/event-store/event-store.js';
 import type { FillSucceededData } from '../../../src/requests/domain/request-events.js';
@@ -162,6 +163,11 @@ describe('app-fee claims on local chains', () => {
     for (const grief of griefs) expect(grief.code).toBe(200);
     expect(await available(CLAIMER.address)).toBe(1_000_000n);
     expect((await balanceOf(CLAIMER.address)).totals.pending).toBe('0');
+    // Nor does the account grow: each opened claim is its own stream; the account holds only the accrual.
+    const account = await app.app
+      .get<symbol, EventStore>(EVENT_STORE)
+      .readStream(`app-fee-account-${CLAIMER.address.toLowerCase()}`);
+    expect(account.map((event) => event.type)).toEqual(['AppFeeAccrued']);
     // The attacker cannot sign for CLAIMER: its signature over its own claim moves nothing.
     const griefId = (griefs[0].body as { steps: ClaimStep[] }).steps[0].requestId;
     const forged = await submit(griefId, await STRANGER.signMessage({ message: { raw: griefId } }));
@@ -247,12 +253,20 @@ describe('app-fee claims on local chains', () => {
     const [open] = (await claimsOf(rejectingWallet)).claims;
     expect(open.status).toBe('open');
     // As if the signature had been accepted and the process died before the payout was journaled.
+    const [opened] = await app.app
+      .get<symbol, EventStore>(EVENT_STORE)
+      .readStream(`app-fee-claim-${open.claimId}`);
     await app.app.get(AggregateRepository).execute(
       () => new AppFeeAccountAggregate(rejectingWallet),
       (account) =>
         account.handle({
           type: 'AuthorizeClaim',
-          data: { claimId: open.claimId, signature: '0x', at: clock.now().toISOString() },
+          data: {
+            claimId: open.claimId,
+            signature: '0x',
+            at: clock.now().toISOString(),
+            opened: opened.data as AppFeeClaimOpenedData,
+          },
         }),
     );
     await waitForProjections(app);
