@@ -2,6 +2,7 @@ import {
   appFeeBalancesProjection,
   appFeeClaimsProjection,
 } from './app-fee-balances/app-fee-balances.projection.js';
+import { apiKeyVolumeProjection } from './api-key-volume/api-key-volume.projection.js';
 import type { Projection } from './projection.js';
 import { requestDeadlinesProjection } from './request-deadlines/request-deadlines.projection.js';
 import { requestStatusProjection } from './request-status/request-status.projection.js';
@@ -18,6 +19,7 @@ export const projections: readonly Projection[] = [
   requestStatusProjection as Projection,
   appFeeBalancesProjection as Projection,
   appFeeClaimsProjection as Projection,
+  apiKeyVolumeProjection as Projection,
 ];
 
 export function findProjection(name: string): Projection | undefined {

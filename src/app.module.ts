@@ -17,6 +17,7 @@ import { RequestsModule } from './requests/requests.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { RequestStatusModule } from './requests/status/request-status.module.js';
 import { QuotesModule } from './quotes/quotes.module.js';
+import { RevenueShareModule } from './revenue-share/revenue-share.module.js';
 
 @Module({})
 export class AppModule {
@@ -44,6 +45,7 @@ export class AppModule {
         QuotesModule,
         ChainRuntimeModule,
         AppFeesModule,
+        RevenueShareModule,
         ...extraModules,
       ],
     };

@@ -2,7 +2,10 @@ import {
   type AppFeeAccountEvent,
   APP_FEE_ACCOUNT_EVENTS,
 } from '../../src/app-fees/domain/app-fee-account-events.js';
-import { APP_FEE_ACCOUNT_PREFIX } from '../../src/app-fees/domain/app-fee-account.aggregate.js';
+import {
+  APP_FEE_ACCOUNT_PREFIX,
+  APP_FEE_CLAIM_PREFIX,
+} from '../../src/app-fees/domain/app-fee-account.aggregate.js';
 import {
   type AppFeeAccountState,
   availableBalance,
@@ -53,7 +56,8 @@ export interface AppFeeClaimRow extends ClaimState {
 
 /**
  * One row per claim, by claim id: where `POST /execute/permits` finds the account a signed claim belongs to, and what
- * `GET /app-fees/{address}/claims` lists. Folded with the account's own evolve, so it never disagrees with balances.
+ * `GET /app-fees/{address}/claims` lists. Folded with the account's own evolve, so it never disagrees with balances:
+ * from the claim's own stream (`AppFeeClaimOpened`, carrying its address) and then from its account's.
  */
 export const appFeeClaimsProjection: Projection<AppFeeClaimRow> = {
   name: 'app-fee-claims',
@@ -66,12 +70,14 @@ export const appFeeClaimsProjection: Projection<AppFeeClaimRow> = {
   ],
   indexes: [{ name: 'address_idx', columns: ['address', 'updated_at DESC'] }],
   keysOf: (event) => {
-    if (!addressOfStream(event.streamId) || !registry.has(event.type)) return [];
+    const claimStream = event.streamId.startsWith(APP_FEE_CLAIM_PREFIX);
+    if ((!addressOfStream(event.streamId) && !claimStream) || !registry.has(event.type)) return [];
     const claimId = (event.data as { claimId?: string }).claimId;
     return claimId ? [claimId] : [];
   },
   evolve: (state, event, key) => {
-    const address = addressOfStream(event.streamId) ?? '';
+    const address =
+      addressOfStream(event.streamId) ?? (event.data as { address?: string }).address ?? state?.address ?? '';
     const account: AppFeeAccountState = {
       ...initialAppFeeAccountState,
       claims: state ? { [key]: state } : {},

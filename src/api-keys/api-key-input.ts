@@ -97,6 +97,29 @@ function validateSponsorAddress(address: unknown, sponsorship: boolean): string 
   return address.toLowerCase();
 }
 
+/** Revenue-share settings, checked: a boolean flag, an EVM address (lowercased) or null to clear it. */
+export function validateRevenueShare(settings: {
+  readonly kybVerified?: unknown;
+  readonly payoutAddress?: unknown;
+}): { kybVerified?: boolean; payoutAddress?: string | null } {
+  const result: { kybVerified?: boolean; payoutAddress?: string | null } = {};
+  if (settings.kybVerified !== undefined) {
+    if (typeof settings.kybVerified !== 'boolean') throw invalid('kybVerified', 'must be true or false');
+    result.kybVerified = settings.kybVerified;
+  }
+  if (settings.payoutAddress !== undefined) {
+    const address = settings.payoutAddress;
+    if (address !== null && (typeof address !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(address))) {
+      throw invalid('payoutAddress', 'must be an EVM address (0x and 40 hex digits) or null');
+    }
+    result.payoutAddress = address === null ? null : address.toLowerCase();
+  }
+  if (result.kybVerified === undefined && result.payoutAddress === undefined) {
+    throw invalid('kybVerified', 'or payoutAddress must be given');
+  }
+  return result;
+}
+
 function validateWebhookUrl(url: unknown): string | null {
   if (url === undefined || url === null) return null;
   if (typeof url !== 'string' || url.trim() === '') throw invalid('webhookUrl', 'must be an http(s) URL');

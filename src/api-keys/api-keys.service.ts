@@ -16,7 +16,7 @@ import {
   keyPrefixOf,
   looksLikeApiKey,
 } from './api-key-crypto.js';
-import { type CreateApiKeyInput, validateApiKeyInput } from './api-key-input.js';
+import { type CreateApiKeyInput, validateApiKeyInput, validateRevenueShare } from './api-key-input.js';
 
 /** What the guard attaches to a request: everything a route needs to know about the caller's key. */
 export interface AuthenticatedApiKey {
@@ -28,6 +28,16 @@ export interface AuthenticatedApiKey {
   readonly feeSponsorshipEnabled: boolean;
   /** The app-fee account that pays what the key's quotes sponsor (lowercase), or null. */
   readonly sponsorAddress: string | null;
+  /** Revenue share eligibility (docs/api-keys.md): the operator recorded a completed KYB verification. */
+  readonly kybVerified: boolean;
+  /** The EVM address (lowercase) whose app-fee balance receives the key's revenue share, or null. */
+  readonly revenueShareAddress: string | null;
+}
+
+/** What an operator sets for revenue share; an absent field is left as it is, `null` clears the address. */
+export interface RevenueShareSettings {
+  readonly kybVerified?: boolean;
+  readonly payoutAddress?: string | null;
 }
 
 /** A key as operators see it: no secret (the webhook headers may hold one: only their names are shown). */
@@ -64,6 +74,8 @@ interface ApiKeyRow {
   rate_limit_per_minute: number | null;
   fee_sponsorship_enabled: boolean;
   sponsor_address: string | null;
+  kyb_verified: boolean;
+  revenue_share_address: string | null;
   webhook_url: string | null;
   webhook_headers: Record<string, string>;
   created_at: Date;
@@ -73,7 +85,8 @@ interface ApiKeyRow {
 }
 
 const COLUMNS = `id, label, key_prefix, rate_limit_per_minute, fee_sponsorship_enabled, sponsor_address, webhook_url,
-  webhook_headers, created_at, revoked_at, webhook_disabled_at, webhook_disabled_reason`;
+  webhook_headers, created_at, revoked_at, webhook_disabled_at, webhook_disabled_reason, kyb_verified,
+  revenue_share_address`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -201,6 +214,27 @@ export class ApiKeysService {
     return toDetails(rows[0]);
   }
 
+  /**
+   * Sets a key's revenue-share eligibility (the operator's KYB record and the payout address). Throws ApiError
+   * INVALID_INPUT for a malformed address or flag, NOT_FOUND when no key matches.
+   */
+  async setRevenueShare(idOrPrefix: string, settings: RevenueShareSettings): Promise<ApiKeySummary> {
+    const valid = validateRevenueShare(settings);
+    const row = await this.resolve(idOrPrefix.trim());
+    const { rows } = await this.db.query<ApiKeyRow>(
+      `UPDATE api_keys SET kyb_verified = coalesce($2, kyb_verified),
+              revenue_share_address = CASE WHEN $3::boolean THEN $4 ELSE revenue_share_address END
+        WHERE id = $1 RETURNING ${COLUMNS}`,
+      [row.id, valid.kybVerified ?? null, valid.payoutAddress !== undefined, valid.payoutAddress ?? null],
+    );
+    return toSummary(rows[0]);
+  }
+
+  /** One key by id, prefix or full key (NOT_FOUND, INVALID_INPUT as `revoke`). */
+  async find(idOrPrefix: string): Promise<ApiKeySummary> {
+    return toSummary(await this.resolve(idOrPrefix.trim()));
+  }
+
   /** Removes the key's webhook endpoint; no new deliveries are made for it. */
   async removeWebhook(idOrPrefix: string): Promise<ApiKeyDetails> {
     const row = await this.resolve(idOrPrefix);
@@ -269,6 +303,8 @@ function toAuthenticated(row: ApiKeyRow): AuthenticatedApiKey {
     rateLimitPerMinute: row.rate_limit_per_minute,
     feeSponsorshipEnabled: row.fee_sponsorship_enabled,
     sponsorAddress: row.sponsor_address,
+    kybVerified: row.kyb_verified ?? false,
+    revenueShareAddress: row.revenue_share_address ?? null,
   };
 }
 

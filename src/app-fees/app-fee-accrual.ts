@@ -9,6 +9,11 @@ import type { FillSucceededData } from '../requests/domain/request-events.js';
 import type { AppFeesConfig } from './app-fees.config.js';
 import { AppFeeAccountAggregate } from './domain/app-fee-account.aggregate.js';
 import { usdToUsdcUnits } from './domain/usdc-conversion.js';
+import {
+  type RevenueShareCredit,
+  RevenueShareAccrual,
+  VolumeNotCaughtUpError,
+} from '../revenue-share/revenue-share-accrual.js';
 
 /** The accrual consumer's checkpoint row in `projection_checkpoints`. */
 export const ACCRUAL_CONSUMER = 'app-fee-accrual';
@@ -82,6 +87,8 @@ export function sponsorDebitsOf(events: readonly RecordedEvent[]): SponsorDebit[
  * the account takes a request once and the event id is derived from the request and the address.
  */
 export class AppFeeAccrual {
+  private readonly revenueShare: RevenueShareAccrual;
+
   constructor(
     private readonly db: Database,
     private readonly store: EventStore,
@@ -90,7 +97,9 @@ export class AppFeeAccrual {
     private readonly prices: PriceSource,
     private readonly config: Pick<AppFeesConfig, 'baseChainId' | 'baseCurrency'>,
     private readonly batchSize = 200,
-  ) {}
+  ) {
+    this.revenueShare = new RevenueShareAccrual(db, store, accounts);
+  }
 
   async ensureCheckpoint(): Promise<void> {
     await this.db.query(
@@ -99,19 +108,27 @@ export class AppFeeAccrual {
     );
   }
 
-  /** One batch of the log. True when it read events. */
+  /**
+   * One batch of the log. True when it read events. A batch whose revenue share depends on volume the
+   * `api-key-volume` projection has not applied yet is left for a later step (false: nothing read).
+   */
   async step(): Promise<boolean> {
-    const result = await processCheckpointedBatch(
-      this.db,
-      this.store,
-      { name: ACCRUAL_CONSUMER, generation: 1, batchSize: this.batchSize },
-      async () => undefined,
-      async (events) => {
-        await this.accrue(accrualsOf(events));
-        await this.debit(sponsorDebitsOf(events));
-      },
-    );
-    return result.processed > 0;
+    try {
+      const result = await processCheckpointedBatch<RevenueShareCredit[]>(
+        this.db,
+        this.store,
+        { name: ACCRUAL_CONSUMER, generation: 1, batchSize: this.batchSize },
+        async (_tx, events, shares) => {
+          await this.accrue(accrualsOf(events), shares);
+          await this.debit(sponsorDebitsOf(events));
+        },
+        (events) => this.revenueShare.creditsOf(events),
+      );
+      return result.processed > 0;
+    } catch (error) {
+      if (error instanceof VolumeNotCaughtUpError) return false;
+      throw error;
+    }
   }
 
   /** Pays each sponsored request from its sponsor's balance, once (the account takes a request once). */
@@ -129,12 +146,13 @@ export class AppFeeAccrual {
     }
   }
 
-  private async accrue(accruals: readonly Accrual[]): Promise<void> {
-    if (accruals.length === 0) return;
+  private async accrue(accruals: readonly Accrual[], shares: readonly RevenueShareCredit[]): Promise<void> {
+    if (accruals.length === 0 && shares.length === 0) return;
     const usdc = this.chains.currency(this.config.baseChainId, this.config.baseCurrency);
     const usdcPrice = await this.prices.usdPrice(usdc);
     if (!usdcPrice)
       throw new Error(`No USD price for the app-fee base currency ${usdc.symbol} on ${usdc.chainId}`);
+    await this.revenueShare.credit(shares, usdc, usdcPrice);
     for (const accrual of accruals) {
       const amount = usdToUsdcUnits(accrual.amountUsd, usdcPrice, usdc.decimals);
       await this.accounts.execute(

@@ -20,8 +20,10 @@ import { balanceAmount } from './app-fee-amount.js';
 import { AppFeePayoutsProvider } from './app-fee-payouts.provider.js';
 import type { ClaimAppFeesDto } from './claim-app-fees.dto.js';
 import type { ClaimPayouts, PayoutOutcome } from './claim-payouts.js';
-import { AppFeeDomainError, type ClaimPayoutTerms } from './domain/app-fee-account-decide.js';
-import { AppFeeAccountAggregate } from './domain/app-fee-account.aggregate.js';
+import { AppFeeDomainError, type ClaimPayoutTerms, openClaim } from './domain/app-fee-account-decide.js';
+import type { AppFeeClaimOpenedData } from './domain/app-fee-account-events.js';
+import { AppFeeAccountAggregate, appFeeClaimStreamId } from './domain/app-fee-account.aggregate.js';
+import { eventData, eventTypeOf } from '../event-store/domain-event.js';
 import {
   type AppFeeAccountState,
   availableBalance,
@@ -125,10 +127,18 @@ export class AppFeesService {
       'SELECT state FROM app_fee_claims WHERE address = $1 ORDER BY updated_at DESC, id LIMIT 100',
       [claimAddress(address)],
     );
-    return { claims: rows.map((row) => row.state) };
+    const now = this.clock.now().toISOString();
+    // An open claim past its expiry can no longer be signed: it shows as expired (it never held anything).
+    const shown = rows.map(({ state }) =>
+      state.status === 'open' && now >= state.expiresAt ? { ...state, status: 'expired' as const } : state,
+    );
+    return { claims: shown.map(({ conversion: _conversion, ...claim }) => claim as ClaimView) };
   }
 
-  /** Reserves the whole available balance for a claim and answers the one signature step that authorizes it. */
+  /**
+   * Opens a claim and answers the one signature step that authorizes it. Anyone may call this for any address, so it
+   * reserves nothing: the balance is taken aside only when the claim address's signature is posted (`authorize`).
+   */
   async claim(address: string, body: ClaimAppFeesDto): Promise<{ steps: unknown[] }> {
     const owner = claimAddress(address);
     this.treasury();
@@ -136,8 +146,23 @@ export class AppFeesService {
     const claimId = bytesToHex(randomBytes(32));
     const at = this.clock.now();
     const expiresAt = new Date(at.getTime() + this.config.appFees.claimTtlSeconds * 1000).toISOString();
-    await this.execute(owner, (account) =>
-      account.handle({ type: 'ReserveClaim', data: { claimId, terms, at: at.toISOString(), expiresAt } }),
+    const account = await this.accounts.load(() => new AppFeeAccountAggregate(owner));
+    const opened = domainErrorsAsApi(() =>
+      openClaim(account.state, { claimId, terms, at: at.toISOString(), expiresAt }, owner),
+    );
+    const { type, schemaVersion } = eventTypeOf(opened.event);
+    await this.store.appendToStream(
+      appFeeClaimStreamId(claimId),
+      [
+        {
+          id: opened.id,
+          type,
+          schemaVersion,
+          data: eventData(opened.event),
+          metadata: { actor: 'app-fees' },
+        },
+      ],
+      { expectedRevision: 'no_stream' },
     );
     return {
       steps: [
@@ -168,8 +193,9 @@ export class AppFeesService {
 
   /**
    * A signed claim: the signature over the claim id (raw 32 bytes, EIP-191) must come from the claim address, or be
-   * accepted by it through EIP-1271 when it is a contract (viem's `verifyMessage` on the claim's chain). Then the
-   * account authorizes it once and the treasury pays it through the journal.
+   * accepted by it through EIP-1271 when it is a contract (viem's `verifyMessage` on the claim's chain). Only then does
+   * the account reserve the whole available balance for it and authorize it, once (a second signed claim of the same
+   * balance finds nothing left), and the treasury pays it through the journal.
    */
   async authorize(claimId: string, signature: Hex): Promise<ClaimExecution> {
     const id = claimId.toLowerCase();
@@ -194,10 +220,14 @@ export class AppFeesService {
       );
     }
     const payouts = this.treasury();
+    // The terms as opened, from the claim's own stream (claims reserved unsigned by older code have none).
+    const [openedEvent] = await this.store.readStream(appFeeClaimStreamId(id), { maxCount: 1 });
+    const opened =
+      openedEvent?.type === 'AppFeeClaimOpened' ? (openedEvent.data as AppFeeClaimOpenedData) : undefined;
     const account = await this.execute(claim.address, (aggregate) =>
       aggregate.handle({
         type: 'AuthorizeClaim',
-        data: { claimId: id, signature, at: this.clock.now().toISOString() },
+        data: { claimId: id, signature, at: this.clock.now().toISOString(), ...(opened ? { opened } : {}) },
       }),
     );
     const outcome = await payouts.pay(
@@ -338,17 +368,31 @@ export class AppFeesService {
         metadata: { actor: 'app-fees' },
       });
     } catch (error) {
-      if (!(error instanceof AppFeeDomainError)) throw error;
-      switch (error.code) {
-        case 'CLAIM_NOT_FOUND':
-          throw new ApiError('NOT_FOUND', error.message);
-        case 'CLAIM_EXISTS':
-        case 'ILLEGAL_TRANSITION':
-          throw new ApiError('CONFLICT', error.message);
-        default:
-          throw new ApiError(error.code, error.message);
-      }
+      throw apiErrorOf(error);
     }
+  }
+}
+
+/** Runs a pure decision; a domain error becomes its 4xx. */
+function domainErrorsAsApi<T>(decision: () => T): T {
+  try {
+    return decision();
+  } catch (error) {
+    throw apiErrorOf(error);
+  }
+}
+
+/** An AppFeeDomainError as the API answers it; anything else as it is. */
+function apiErrorOf(error: unknown): unknown {
+  if (!(error instanceof AppFeeDomainError)) return error;
+  switch (error.code) {
+    case 'CLAIM_NOT_FOUND':
+      return new ApiError('NOT_FOUND', error.message);
+    case 'CLAIM_EXISTS':
+    case 'ILLEGAL_TRANSITION':
+      return new ApiError('CONFLICT', error.message);
+    default:
+      return new ApiError(error.code, error.message);
   }
 }
 

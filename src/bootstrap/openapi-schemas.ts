@@ -202,7 +202,7 @@ export function componentSchemas(): Record<string, Schema> {
               address: string(),
               status: {
                 type: 'string',
-                enum: ['reserved', 'authorized', 'submitted', 'paid', 'failed', 'expired'],
+                enum: ['open', 'reserved', 'authorized', 'submitted', 'paid', 'failed', 'expired'],
               },
               amount: string('USDC units reserved from the balance'),
               fee: string('USDC units kept as the app-balance fee'),

@@ -122,6 +122,7 @@ export class QuoteService {
       refundTo: parties.refundTo,
       requestType: priced.requestType,
       operation: priced.operation,
+      transactionType: priced.transactionType,
       features: features(request, priced, depositAddress !== null),
       originChainId: parties.origin.id,
       destinationChainId: parties.destination.id,

@@ -426,7 +426,12 @@ describe('quotes', () => {
       "SELECT data FROM events WHERE stream_id = $1 AND event_type = 'RequestQuoted'",
       [`request-${body.protocol.v2.orderId.toLowerCase()}`],
     );
-    expect(recorded.rows[0].data).toMatchObject({ requestType: 'Call', features: [] });
+    // The platform-fee class is recorded: revenue share is decided by it (docs/app-fees.md).
+    expect(recorded.rows[0].data).toMatchObject({
+      requestType: 'Call',
+      features: [],
+      transactionType: 'token-bridge',
+    });
   });
 
   it('needs a key with fee sponsorship to sponsor, and then sponsors within the cap', async () => {

@@ -5,12 +5,22 @@ import {
   AppFeeClaimAuthorized,
   AppFeeClaimExpired,
   AppFeeClaimFailed,
+  AppFeeClaimOpened,
+  type AppFeeClaimOpenedData,
   AppFeeClaimPaid,
   AppFeeClaimPayoutSubmitted,
   AppFeeClaimReserved,
   AppFeeSponsorshipPaid,
+  RevenueShareAccrued,
+  type RevenueShareAccruedData,
 } from './app-fee-account-events.js';
-import { type AppFeeAccountState, availableBalance, type ClaimState } from './app-fee-account-state.js';
+import {
+  type AppFeeAccountState,
+  availableBalance,
+  type ClaimState,
+  evolve,
+  initialAppFeeAccountState,
+} from './app-fee-account-state.js';
 import { convertUsdcUnits } from './usdc-conversion.js';
 
 /** What the payout of a claim is: where, in what, and how to convert the reserved USDC into it. */
@@ -30,18 +40,16 @@ export interface ClaimPayoutTerms {
 /** What can be asked of an app-fee account. Each carries its own time; decide() never reads the clock. */
 export type AppFeeAccountCommand =
   | { readonly type: 'AccrueAppFee'; readonly data: AppFeeAccruedData }
-  | {
-      readonly type: 'ReserveClaim';
-      readonly data: {
-        readonly claimId: string;
-        readonly terms: ClaimPayoutTerms;
-        readonly at: string;
-        readonly expiresAt: string;
-      };
-    }
+  | { readonly type: 'AccrueRevenueShare'; readonly data: RevenueShareAccruedData }
   | {
       readonly type: 'AuthorizeClaim';
-      readonly data: { readonly claimId: string; readonly signature: string; readonly at: string };
+      readonly data: {
+        readonly claimId: string;
+        readonly signature: string;
+        readonly at: string;
+        /** The claim as opened (its own stream, `app-fee-claim-<claimId>`): the terms its signature reserves under. */
+        readonly opened?: AppFeeClaimOpenedData;
+      };
     }
   | {
       readonly type: 'SubmitClaimPayout';
@@ -108,23 +116,37 @@ export function decide(
       if (state.requestIds.includes(requestId) || BigInt(amount) <= 0n) return [];
       return [{ event: new AppFeeAccrued(command.data), id: `app-fee-accrued:${requestId}:${address}` }];
     }
-    case 'ReserveClaim':
-      return reserve(state, command.data);
+    case 'AccrueRevenueShare': {
+      const { requestId, amount } = command.data;
+      if ((state.revenueShareRequestIds ?? []).includes(requestId) || BigInt(amount) <= 0n) return [];
+      return [{ event: new RevenueShareAccrued(command.data), id: `revenue-share:${requestId}` }];
+    }
     case 'AuthorizeClaim': {
-      const { claimId, signature, at } = command.data;
-      const claim = claimOf(state, claimId);
-      if (claim.status === 'expired' || (claim.status === 'reserved' && at >= claim.expiresAt)) {
-        throw new AppFeeDomainError('CLAIM_EXPIRED', `Claim ${claimId} expired at ${claim.expiresAt}`);
+      const { claimId, signature, at, opened } = command.data;
+      const authorized = {
+        event: new AppFeeClaimAuthorized({ claimId, signature, authorizedAt: at }),
+        id: `app-fee-claim:${claimId}:authorized`,
+      };
+      const known = state.claims[claimId];
+      if (!known) {
+        // A claim opened (not yet in the account): its signature reserves the whole balance now.
+        if (!opened || opened.claimId !== claimId || opened.address !== address) {
+          throw new AppFeeDomainError('CLAIM_NOT_FOUND', `No claim ${claimId} on this account`);
+        }
+        if (at >= opened.expiresAt) {
+          throw new AppFeeDomainError('CLAIM_EXPIRED', `Claim ${claimId} expired at ${opened.expiresAt}`);
+        }
+        const claim = evolve(initialAppFeeAccountState, new AppFeeClaimOpened(opened)).claims[claimId];
+        return [...reserve(state, claim, at), authorized];
       }
-      if (claim.status !== 'reserved') {
-        throw new AppFeeDomainError('CLAIM_ALREADY_USED', `Claim ${claimId} is ${claim.status}`);
+      if (known.status === 'expired' || (known.status === 'reserved' && at >= known.expiresAt)) {
+        throw new AppFeeDomainError('CLAIM_EXPIRED', `Claim ${claimId} expired at ${known.expiresAt}`);
       }
-      return [
-        {
-          event: new AppFeeClaimAuthorized({ claimId, signature, authorizedAt: at }),
-          id: `app-fee-claim:${claimId}:authorized`,
-        },
-      ];
+      if (known.status !== 'reserved') {
+        throw new AppFeeDomainError('CLAIM_ALREADY_USED', `Claim ${claimId} is ${known.status}`);
+      }
+      // A claim reserved unsigned (streams from before claims were opened) already holds its amount.
+      return [authorized];
     }
     case 'SubmitClaimPayout': {
       const { claimId, txHash, at } = command.data;
@@ -193,18 +215,85 @@ export function decide(
 }
 
 /**
- * Takes the whole available balance aside for a claim, after giving back what unsigned claims past their expiry
- * still held. The payout is that amount less the fee, converted when the claim is not in the base currency.
+ * Pure: a claim opened on `state` for `address`: its payout terms and until when it may be signed, recorded in the
+ * claim's own stream (`app-fee-claim-<claimId>`), never in the account's. Nothing is taken from the balance and the
+ * account's stream does not grow: anyone may open claims for any address, so an unsigned claim must neither lock the
+ * owner's balance nor weigh on its account. Refused when there is nothing to claim or the balance would not cover
+ * the fee, as the signature would be; `amount` and `payoutAmount` are what the balance is worth now.
  */
-function reserve(
+export function openClaim(
   state: AppFeeAccountState,
-  { claimId, terms, at, expiresAt }: Extract<AppFeeAccountCommand, { type: 'ReserveClaim' }>['data'],
-): DecidedAppFeeEvent[] {
+  {
+    claimId,
+    terms,
+    at,
+    expiresAt,
+  }: { claimId: string; terms: ClaimPayoutTerms; at: string; expiresAt: string },
+  address: string,
+): DecidedAppFeeEvent & { event: AppFeeClaimOpened } {
   if (state.claims[claimId]) throw new AppFeeDomainError('CLAIM_EXISTS', `Claim ${claimId} exists already`);
+  const conversion = terms.conversion;
+  const { amount, payout } = claimable(state, { chainId: terms.chainId, fee: terms.fee, conversion }, at);
+  return {
+    event: new AppFeeClaimOpened({
+      claimId,
+      address,
+      amount: amount.toString(),
+      chainId: terms.chainId,
+      currency: terms.currency,
+      recipient: terms.recipient,
+      payoutAmount: payout.toString(),
+      fee: terms.fee.toString(),
+      conversion,
+      openedAt: at,
+      expiresAt,
+    }),
+    id: `app-fee-claim:${claimId}:opened`,
+  };
+}
+
+/**
+ * Takes the whole available balance aside for a signed claim, after giving back what unsigned claims reserved past
+ * their expiry still held (streams from before claims were opened). The payout is that amount less the fee, converted
+ * as the claim's terms say. Two signed claims of one balance: the second finds nothing left (`NOTHING_TO_CLAIM`).
+ */
+function reserve(state: AppFeeAccountState, claim: ClaimState, at: string): DecidedAppFeeEvent[] {
   const expired = Object.values(state.claims)
+    .filter((other) => other.status === 'reserved' && at >= other.expiresAt)
+    .map((other) => expiry(other, at));
+  const { amount, payout } = claimable(
+    state,
+    { chainId: claim.chainId, fee: BigInt(claim.fee), conversion: claim.conversion ?? null },
+    at,
+  );
+  return [
+    ...expired,
+    {
+      event: new AppFeeClaimReserved({
+        claimId: claim.claimId,
+        amount: amount.toString(),
+        chainId: claim.chainId,
+        currency: claim.currency,
+        recipient: claim.recipient,
+        payoutAmount: payout.toString(),
+        fee: claim.fee,
+        reservedAt: at,
+        expiresAt: claim.expiresAt,
+      }),
+      id: `app-fee-claim:${claim.claimId}`,
+    },
+  ];
+}
+
+/** The whole balance a claim may take at `at` (counting unsigned reservations past their expiry) and its payout. */
+function claimable(
+  state: AppFeeAccountState,
+  terms: Pick<ClaimPayoutTerms, 'chainId' | 'fee' | 'conversion'>,
+  at: string,
+): { amount: bigint; payout: bigint } {
+  const released = Object.values(state.claims)
     .filter((claim) => claim.status === 'reserved' && at >= claim.expiresAt)
-    .map((claim) => expiry(claim, at));
-  const released = expired.reduce((sum, { event }) => sum + BigInt(state.claims[event.claimId].amount), 0n);
+    .reduce((sum, claim) => sum + BigInt(claim.amount), 0n);
   const amount = availableBalance(state) + released;
   if (amount <= 0n) throw new AppFeeDomainError('NOTHING_TO_CLAIM', 'The app-fee balance available is 0');
   const net = amount - terms.fee;
@@ -220,23 +309,7 @@ function reserve(
       `The balance (${amount} USDC units) does not cover the claim fee (${terms.fee}) on chain ${terms.chainId}`,
     );
   }
-  return [
-    ...expired,
-    {
-      event: new AppFeeClaimReserved({
-        claimId,
-        amount: amount.toString(),
-        chainId: terms.chainId,
-        currency: terms.currency,
-        recipient: terms.recipient,
-        payoutAmount: payout.toString(),
-        fee: terms.fee.toString(),
-        reservedAt: at,
-        expiresAt,
-      }),
-      id: `app-fee-claim:${claimId}`,
-    },
-  ];
+  return { amount, payout };
 }
 
 function expiry(claim: ClaimState, at: string): DecidedAppFeeEvent & { event: AppFeeClaimExpired } {

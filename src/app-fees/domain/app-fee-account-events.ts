@@ -20,7 +20,40 @@ export interface AppFeeAccrued extends AppFeeAccruedData {}
 @StoredEvent('AppFeeAccrued')
 export class AppFeeAccrued extends DomainEvent<AppFeeAccruedData> {}
 
-/** A claim took the whole available balance aside until it is paid, fails or expires. */
+/**
+ * Someone asked for a claim of an account (`POST /app-fees/{address}/claim`, unauthenticated): its terms are fixed,
+ * nothing is taken from the balance. Stored in the claim's own stream `app-fee-claim-<claimId>`, not the account's,
+ * so however many claims anyone opens, the account neither locks nor grows. `amount` and `payoutAmount` are what the balance was worth when it was opened;
+ * the amounts paid are decided when the claim address signs (`AppFeeClaimReserved`). Id: `app-fee-claim:<id>:opened`.
+ */
+export interface AppFeeClaimOpenedData {
+  readonly claimId: string;
+  /** The claim address (lowercase): whose balance and whose signature. */
+  readonly address: string;
+  readonly amount: string;
+  readonly chainId: number;
+  readonly currency: string;
+  readonly recipient: string;
+  readonly payoutAmount: string;
+  readonly fee: string;
+  /** How reserved USDC converts into the payout currency (null: the payout is the base USDC itself). */
+  readonly conversion: {
+    readonly usdc: { readonly decimals: number; readonly usdPrice: string };
+    readonly target: { readonly decimals: number; readonly usdPrice: string };
+  } | null;
+  readonly openedAt: string;
+  /** Signing after this is refused (`CLAIM_EXPIRED`). */
+  readonly expiresAt: string;
+}
+export interface AppFeeClaimOpened extends AppFeeClaimOpenedData {}
+@StoredEvent('AppFeeClaimOpened')
+export class AppFeeClaimOpened extends DomainEvent<AppFeeClaimOpenedData> {}
+
+/**
+ * A claim took the whole available balance aside until it is paid or fails. Since anyone may open a claim, this is
+ * decided only together with the claim address's signature (followed by `AppFeeClaimAuthorized`); streams from
+ * before that also hold it for claims reserved unsigned at opening, which expire (`AppFeeClaimExpired`).
+ */
 export interface AppFeeClaimReservedData {
   readonly claimId: string;
   /** USDC units taken from the balance. */
@@ -105,8 +138,34 @@ export interface AppFeeSponsorshipPaid extends AppFeeSponsorshipPaidData {}
 @StoredEvent('AppFeeSponsorshipPaid')
 export class AppFeeSponsorshipPaid extends DomainEvent<AppFeeSponsorshipPaidData> {}
 
+/**
+ * A share of a successful request's platform fee, earned by the API key the request was quoted with (its payout
+ * address is this account): docs/app-fees.md, "Revenue share". Id: `revenue-share:<requestId>` (once per request,
+ * whatever address it went to). The end user paid the platform fee as quoted; this is Ferry's money shared.
+ */
+export interface RevenueShareAccruedData {
+  readonly requestId: string;
+  readonly apiKeyId: string;
+  readonly transactionType: string;
+  /** The tier (`10M-100M`, `100M-1B`), the key's trailing-30-day volume before this request, and the share. */
+  readonly tier: string;
+  readonly trailingVolumeUsd: string;
+  readonly share: string;
+  /** The request's platform fee in USD (as the fill recorded it) and the share of it, exact. */
+  readonly platformFeeUsd: string;
+  readonly amountUsd: string;
+  readonly usdcPrice: string;
+  /** USDC units credited: amountUsd ÷ usdcPrice, rounded down. */
+  readonly amount: string;
+  readonly accruedAt: string;
+}
+export interface RevenueShareAccrued extends RevenueShareAccruedData {}
+@StoredEvent('RevenueShareAccrued')
+export class RevenueShareAccrued extends DomainEvent<RevenueShareAccruedData> {}
+
 export const APP_FEE_ACCOUNT_EVENTS = [
   AppFeeAccrued,
+  AppFeeClaimOpened,
   AppFeeClaimReserved,
   AppFeeClaimAuthorized,
   AppFeeClaimPayoutSubmitted,
@@ -114,6 +173,7 @@ export const APP_FEE_ACCOUNT_EVENTS = [
   AppFeeClaimFailed,
   AppFeeClaimExpired,
   AppFeeSponsorshipPaid,
+  RevenueShareAccrued,
 ] as const;
 
 export type AppFeeAccountEvent = InstanceType<(typeof APP_FEE_ACCOUNT_EVENTS)[number]>;

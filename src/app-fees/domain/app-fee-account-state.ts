@@ -3,14 +3,21 @@ import {
   type AppFeeAccountEvent,
   AppFeeClaimAuthorized,
   AppFeeClaimFailed,
+  AppFeeClaimOpened,
+  type AppFeeClaimOpenedData,
   AppFeeClaimPaid,
   AppFeeClaimPayoutSubmitted,
   AppFeeClaimReserved,
   AppFeeSponsorshipPaid,
+  RevenueShareAccrued,
 } from './app-fee-account-events.js';
 
-/** Where a claim stands. `reserved` holds the balance; `paid` spent it; `failed` and `expired` gave it back. */
-export type ClaimStatus = 'reserved' | 'authorized' | 'submitted' | 'paid' | 'failed' | 'expired';
+/**
+ * Where a claim stands. `open` holds nothing (anyone may open a claim; only its signature reserves the balance);
+ * `reserved` (streams from before that: reserved unsigned), `authorized` and `submitted` hold the balance; `paid`
+ * spent it; `failed` and `expired` gave it back.
+ */
+export type ClaimStatus = 'open' | 'reserved' | 'authorized' | 'submitted' | 'paid' | 'failed' | 'expired';
 
 /** Statuses in which a claim holds its amount aside (neither spent nor given back). */
 export const HOLDING: readonly ClaimStatus[] = ['reserved', 'authorized', 'submitted'];
@@ -30,6 +37,8 @@ export interface ClaimState {
   readonly txHash: string | null;
   readonly failReason: string | null;
   readonly updatedAt: string;
+  /** An open claim's conversion into its payout currency, applied to what its signature reserves. */
+  readonly conversion?: AppFeeClaimOpenedData['conversion'];
 }
 
 /**
@@ -46,6 +55,9 @@ export interface AppFeeAccountState {
   readonly requestIds: readonly string[];
   /** Sponsored requests already paid: a sponsorship is paid once per request. */
   readonly sponsoredRequestIds: readonly string[];
+  /** Of `accrued`, what revenue share credited (USDC units), and the requests it came from (once each). */
+  readonly revenueShare?: string;
+  readonly revenueShareRequestIds?: readonly string[];
   readonly claims: Readonly<Record<string, ClaimState>>;
 }
 
@@ -75,6 +87,14 @@ export function evolve(state: AppFeeAccountState, event: AppFeeAccountEvent): Ap
       requestIds: [...state.requestIds, event.requestId],
     };
   }
+  if (event instanceof RevenueShareAccrued) {
+    return {
+      ...state,
+      accrued: plus(state.accrued, event.amount),
+      revenueShare: plus(state.revenueShare ?? '0', event.amount),
+      revenueShareRequestIds: [...(state.revenueShareRequestIds ?? []), event.requestId],
+    };
+  }
   if (event instanceof AppFeeSponsorshipPaid) {
     return {
       ...state,
@@ -88,6 +108,24 @@ export function evolve(state: AppFeeAccountState, event: AppFeeAccountEvent): Ap
     ...balances,
     claims: { ...state.claims, [next.claimId]: next },
   });
+  if (event instanceof AppFeeClaimOpened) {
+    return withClaim({
+      claimId: event.claimId,
+      status: 'open',
+      amount: event.amount,
+      chainId: event.chainId,
+      currency: event.currency,
+      recipient: event.recipient,
+      payoutAmount: event.payoutAmount,
+      fee: event.fee,
+      reservedAt: event.openedAt,
+      expiresAt: event.expiresAt,
+      txHash: null,
+      failReason: null,
+      updatedAt: event.openedAt,
+      conversion: event.conversion,
+    });
+  }
   if (event instanceof AppFeeClaimReserved) {
     return withClaim(
       {

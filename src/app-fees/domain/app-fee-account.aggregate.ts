@@ -10,6 +10,12 @@ export const APP_FEE_ACCOUNT_PREFIX = 'app-fee-account-';
 export const appFeeAccountStreamId = (address: string): string =>
   `${APP_FEE_ACCOUNT_PREFIX}${address.toLowerCase()}`;
 
+/** Where an opened claim is recorded (its own stream, so opening claims never touches the account's). */
+export const APP_FEE_CLAIM_PREFIX = 'app-fee-claim-';
+
+export const appFeeClaimStreamId = (claimId: string): string =>
+  `${APP_FEE_CLAIM_PREFIX}${claimId.toLowerCase()}`;
+
 /** An app-fee recipient's account: decide() and evolve() behind @nestjs/cqrs's AggregateRoot. */
 export class AppFeeAccountAggregate extends EventSourcedAggregate {
   state: AppFeeAccountState = initialAppFeeAccountState;

@@ -14,6 +14,12 @@ import {
   parseCreateApiKeyArgs,
 } from './api-keys-create.command.js';
 import { listApiKeysCommand } from './api-keys-list.command.js';
+import {
+  parseRevenueShareArgs,
+  REVENUE_SHARE_USAGE,
+  revenueShareCommand,
+} from './api-keys-revenue-share.command.js';
+import { revenueShareViews } from '../../revenue-share/revenue-share-view.js';
 import { revokeApiKeyCommand } from './api-keys-revoke.command.js';
 import { auditProjectionCommand } from './audit-projection.command.js';
 import { projectionStatusCommand } from './projection-status.command.js';
@@ -158,16 +164,29 @@ export const commands: readonly CliCommand[] = [
   {
     name: 'api-keys:list',
     usage: 'api-keys:list',
-    description: 'every API key: prefix, label, limits, webhook, created, revoked (no secrets)',
+    description:
+      'every API key: prefix, label, limits, webhook, created, revoked, revenue share (KYB, payout address, 30-day volume, tier); no secrets',
     arity: 0,
     run: ({ config, db, output }) =>
       listApiKeysCommand(
         {
           apiKeys: new ApiKeysService(db, config),
           defaultRateLimitPerMinute: config.apiKeys.defaultRateLimitPerMinute,
+          revenueShare: (keys) => revenueShareViews(db, keys, new Date()),
         },
         output,
       ),
+  },
+  {
+    name: 'api-keys:revenue-share',
+    usage: REVENUE_SHARE_USAGE,
+    description: "set an API key's revenue-share eligibility: KYB verified, the address its share is paid to",
+    arity: (args) => {
+      const parsed = parseRevenueShareArgs(args);
+      return typeof parsed === 'string' ? parsed : undefined;
+    },
+    run: ({ config, db, output }, args) =>
+      revenueShareCommand({ apiKeys: new ApiKeysService(db, config) }, args, output),
   },
   {
     name: 'api-keys:revoke',

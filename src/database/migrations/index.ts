@@ -7,6 +7,7 @@ import { UnmatchedDeposits1763770500000 } from './1763770500000-unmatched-deposi
 import { TransactionJournal1763770600000 } from './1763770600000-transaction-journal.js';
 import { DepositAddresses1763770700000 } from './1763770700000-deposit-addresses.js';
 import { ApiKeySponsorAddress1763771200000 } from './1763771200000-api-key-sponsor-address.js';
+import { ApiKeyRevenueShare1763771300000 } from './1763771300000-api-key-revenue-share.js';
 
 /** Every migration, in order. Adding one never edits the data source. */
 export const migrations = [
@@ -19,4 +20,5 @@ export const migrations = [
   TransactionJournal1763770600000,
   DepositAddresses1763770700000,
   ApiKeySponsorAddress1763771200000,
+  ApiKeyRevenueShare1763771300000,
 ];

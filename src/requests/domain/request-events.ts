@@ -17,6 +17,7 @@ import type {
   RequestType,
   SponsorshipPhase,
 } from './records.js';
+import type { TransactionType } from '../../quotes/domain/pricing/fee-schedule.js';
 
 /**
  * The Request aggregate's events (stream `request-<requestId>`). Each is stored by its explicit type name;
@@ -71,6 +72,11 @@ export interface RequestQuotedData {
    * base chain of app-fee balances and the amount in its USDC units. Absent when no app balance pays (docs/app-fees.md).
    */
   readonly sponsor?: { readonly address: string; readonly chainId: number; readonly amount: string } | null;
+  /**
+   * The platform fee class the quote was priced as (docs/fees.md): what a key's revenue share is decided by. Absent
+   * on quotes recorded before it existed (they earn no revenue share).
+   */
+  readonly transactionType?: TransactionType;
   /**
    * Withdrawals from perps exchange A: the nonce mapping the `authorize` step asks the wallet to sign, checked by
    * `POST /authorize`. Absent on other quotes (and on quotes recorded before it existed).

@@ -93,6 +93,10 @@ describe('the api-keys CLI commands against PostgreSQL', () => {
       'WEBHOOK',
       'CREATED',
       'REVOKED',
+      'KYB',
+      'SHARE TO',
+      '30D VOLUME USD',
+      'SHARE TIER',
     ]);
     const row = cells(listed.stdout.find((line) => line.includes('Revoke me'))!);
     expect(row.slice(1, 6)).toEqual([`${key.slice(0, 10)}…`, 'Revoke me', '600 (default)', 'no', '-']);

@@ -61,6 +61,8 @@ describe.each(['postgres', 'pglite'] as const)('ApiKeysService on %s', (kind) =>
       rateLimitPerMinute: 120,
       feeSponsorshipEnabled: true,
       sponsorAddress: null,
+      kybVerified: false,
+      revenueShareAddress: null,
     });
     const defaults = await sut.create({ label: 'defaults' });
     expect(await sut.authenticate(defaults.key)).toMatchObject({
@@ -93,8 +95,10 @@ describe.each(['postgres', 'pglite'] as const)('ApiKeysService on %s', (kind) =>
         'key_ciphertext',
         'key_hash',
         'key_prefix',
+        'kyb_verified',
         'label',
         'rate_limit_per_minute',
+        'revenue_share_address',
         'revoked_at',
         'sponsor_address',
         'webhook_disabled_at',
@@ -170,6 +174,8 @@ describe.each(['postgres', 'pglite'] as const)('ApiKeysService on %s', (kind) =>
       rateLimitPerMinute: null,
       feeSponsorshipEnabled: false,
       sponsorAddress: null,
+      kybVerified: false,
+      revenueShareAddress: null,
       webhookUrl: 'http://localhost:9000/hook',
       webhookHeaderNames: ['Authorization'],
       webhookDisabledAt: null,

@@ -3,6 +3,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { readArtifact } from '../../../scripts/devnet/deploy-devnet.js';
 import { AppFeesWorker } from '../../../src/app-fees/app-fees.worker.js';
 import { AppFeeAccountAggregate } from '../../../src/app-fees/domain/app-fee-account.aggregate.js';
+import type { AppFeeClaimOpenedData } from '../../../src/app-fees/domain/app-fee-account-events.js';
 import { AggregateRepository } from '../../../src/event-store/aggregate-repository.js';
 import { EVENT_STORE, type EventStore } from '../../../src/event-store/event-store.js';
 import type { FillSucceededData } from '../../../src/requests/domain/request-events.js';
@@ -152,6 +153,31 @@ describe('app-fee claims on local chains', () => {
     expect(await available(b.deployment.smartWallet)).toBe(500_000n);
   });
 
+  it('griefing: claims anyone opens for an address lock nothing; the owner still claims the whole balance', async () => {
+    // The attacker needs no key: opening a claim is unauthenticated. Three claims for CLAIMER's address, unsigned.
+    const griefs = await Promise.all([
+      claim(CLAIMER.address),
+      claim(CLAIMER.address),
+      claim(CLAIMER.address),
+    ]);
+    for (const grief of griefs) expect(grief.code).toBe(200);
+    expect(await available(CLAIMER.address)).toBe(1_000_000n);
+    expect((await balanceOf(CLAIMER.address)).totals.pending).toBe('0');
+    // Nor does the account grow: each opened claim is its own stream; the account holds only the accrual.
+    const account = await app.app
+      .get<symbol, EventStore>(EVENT_STORE)
+      .readStream(`app-fee-account-${CLAIMER.address.toLowerCase()}`);
+    expect(account.map((event) => event.type)).toEqual(['AppFeeAccrued']);
+    // The attacker cannot sign for CLAIMER: its signature over its own claim moves nothing.
+    const griefId = (griefs[0].body as { steps: ClaimStep[] }).steps[0].requestId;
+    const forged = await submit(griefId, await STRANGER.signMessage({ message: { raw: griefId } }));
+    expect(forged.body).toMatchObject({ errorCode: 'INVALID_SIGNATURE' });
+    expect(await available(CLAIMER.address)).toBe(1_000_000n);
+    // The owner opens its own claim while the attacker's are open: it is answered, not NOTHING_TO_CLAIM.
+    const own = await claim(CLAIMER.address);
+    expect(own.code).toBe(200);
+  });
+
   it('an EOA claim: a wrong signer and a missing signature are refused, the right one is paid once in real USDC', async () => {
     const { code, body } = await claim(CLAIMER.address);
     expect(code).toBe(200);
@@ -162,8 +188,9 @@ describe('app-fee claims on local chains', () => {
       sign: { signatureKind: 'eip191', message: claimId },
       post: { endpoint: '/execute/permits', method: 'POST', body: { kind: 'claim', requestId: claimId } },
     });
-    expect(await available(CLAIMER.address)).toBe(0n);
-    expect((await balanceOf(CLAIMER.address)).totals.pending).toBe('1000000');
+    // Opening reserves nothing: only the claim address's signature does.
+    expect(await available(CLAIMER.address)).toBe(1_000_000n);
+    expect((await balanceOf(CLAIMER.address)).totals.pending).toBe('0');
 
     const wrong = await submit(claimId, await STRANGER.signMessage({ message: { raw: claimId } }));
     expect(wrong.code).toBe(400);
@@ -193,9 +220,14 @@ describe('app-fee claims on local chains', () => {
     expect(balance.balances[0].amount).toBe('0');
     expect(balance.totals).toEqual({ accrued: '1000000', pending: '0', withdrawn: '1000000' });
     const { claims } = await claimsOf(CLAIMER.address);
-    expect(claims).toEqual([
+    expect(claims.filter((row) => row.status !== 'open')).toEqual([
       expect.objectContaining({ claimId, status: 'paid', txHash: receipt.transactionHash }),
     ]);
+    // The griefer's claims, signed now by the owner, find nothing left: the balance is paid once.
+    const griefId = claims.find((row) => row.status === 'open')!.claimId as Hex;
+    const late = await submit(griefId, await CLAIMER.signMessage({ message: { raw: griefId } }));
+    expect(late.body).toMatchObject({ errorCode: 'NOTHING_TO_CLAIM' });
+    expect(await usdcOn31338(CLAIMER.address)).toBe(1_000_000n);
     expect((await claim(CLAIMER.address)).body).toMatchObject({ errorCode: 'NOTHING_TO_CLAIM' });
   });
 
@@ -214,19 +246,27 @@ describe('app-fee claims on local chains', () => {
     expect(refused.code).toBe(400);
     expect(refused.body).toMatchObject({ errorCode: 'INVALID_SIGNATURE' });
     expect(await usdcOn31338(rejectingWallet)).toBe(0n);
-    expect((await balanceOf(rejectingWallet)).totals).toMatchObject({ pending: '500000', withdrawn: '0' });
+    expect((await balanceOf(rejectingWallet)).totals).toMatchObject({ pending: '0', withdrawn: '0' });
   });
 
   it('a signed claim whose payout a crash cut short is paid once by the resumer', async () => {
     const [open] = (await claimsOf(rejectingWallet)).claims;
-    expect(open.status).toBe('reserved');
+    expect(open.status).toBe('open');
     // As if the signature had been accepted and the process died before the payout was journaled.
+    const [opened] = await app.app
+      .get<symbol, EventStore>(EVENT_STORE)
+      .readStream(`app-fee-claim-${open.claimId}`);
     await app.app.get(AggregateRepository).execute(
       () => new AppFeeAccountAggregate(rejectingWallet),
       (account) =>
         account.handle({
           type: 'AuthorizeClaim',
-          data: { claimId: open.claimId, signature: '0x', at: clock.now().toISOString() },
+          data: {
+            claimId: open.claimId,
+            signature: '0x',
+            at: clock.now().toISOString(),
+            opened: opened.data as AppFeeClaimOpenedData,
+          },
         }),
     );
     await waitForProjections(app);
@@ -250,45 +290,47 @@ describe('app-fee claims on local chains', () => {
     const { code, body } = await claim(RACER.address, { chainId: a.chainId, currency: weth });
     expect(code).toBe(200);
     const claimId = (body as { steps: ClaimStep[] }).steps[0].requestId;
-    const { claims } = await claimsOf(RACER.address);
-    // 1 USDC less the 0.1 USD claim fee, at 3000 USD per WETH.
-    expect(claims[0]).toMatchObject({ amount: '1000000', payoutAmount: '300000000000000' });
     const failed = await submit(claimId, await RACER.signMessage({ message: { raw: claimId } }));
+    const { claims } = await claimsOf(RACER.address);
+    // Reserved when signed: 1 USDC less the 0.1 USD claim fee, at 3000 USD per WETH.
+    expect(claims[0]).toMatchObject({ amount: '1000000', payoutAmount: '300000000000000' });
     expect(failed.code).toBe(409);
     expect(failed.body).toMatchObject({ errorCode: 'CLAIM_PAYOUT_FAILED' });
     expect(await available(RACER.address)).toBe(1_000_000n);
     expect((await claimsOf(RACER.address)).claims[0]).toMatchObject({ claimId, status: 'failed' });
   });
 
-  it('two claims of one balance at once: exactly one reserves it', async () => {
-    const results = await Promise.all([claim(RACER.address), claim(RACER.address), claim(RACER.address)]);
-    expect(results.map((result) => result.code).sort()).toEqual([200, 400, 400]);
-    for (const loser of results.filter((result) => result.code === 400)) {
-      expect(loser.body).toMatchObject({ errorCode: 'NOTHING_TO_CLAIM' });
-    }
-    expect(await available(RACER.address)).toBe(0n);
-  });
-
   it('an unsigned claim expires: signing it late is refused, and the balance is claimable again', async () => {
-    const [open] = (await claimsOf(RACER.address)).claims.filter((row) => row.status === 'reserved');
+    const { body: openBody } = await claim(RACER.address);
+    const stale = (openBody as { steps: ClaimStep[] }).steps[0].requestId;
     offsetMs += 3_600_000;
     expect(await available(RACER.address)).toBe(1_000_000n);
-    const late = await submit(
-      open.claimId as Hex,
-      await RACER.signMessage({ message: { raw: open.claimId as Hex } }),
-    );
+    const late = await submit(stale, await RACER.signMessage({ message: { raw: stale } }));
     expect(late.code).toBe(409);
     expect(late.body).toMatchObject({ errorCode: 'CLAIM_EXPIRED' });
+    expect(await available(RACER.address)).toBe(1_000_000n);
+    expect((await claimsOf(RACER.address)).claims.find((row) => row.claimId === stale)).toMatchObject({
+      status: 'expired',
+    });
+  });
 
-    const { body } = await claim(RACER.address);
-    const claimId = (body as { steps: ClaimStep[] }).steps[0].requestId;
-    const paid = await submit(claimId, await RACER.signMessage({ message: { raw: claimId } }));
-    expect(paid.code).toBe(200);
+  it('three signed claims of one balance at once: exactly one is paid, the others find nothing', async () => {
+    const opened = await Promise.all([claim(RACER.address), claim(RACER.address), claim(RACER.address)]);
+    expect(opened.map((result) => result.code)).toEqual([200, 200, 200]);
+    const ids = opened.map((result) => (result.body as { steps: ClaimStep[] }).steps[0].requestId);
+    const signed = await Promise.all(
+      ids.map(async (id) => submit(id, await RACER.signMessage({ message: { raw: id } }))),
+    );
+    expect(signed.map((result) => result.code).sort()).toEqual([200, 400, 400]);
+    for (const loser of signed.filter((result) => result.code === 400)) {
+      expect(loser.body).toMatchObject({ errorCode: 'NOTHING_TO_CLAIM' });
+    }
     expect(await usdcOn31338(RACER.address)).toBe(1_000_000n);
-    expect((await claimsOf(RACER.address)).claims.map((row) => row.status).sort()).toEqual([
-      'expired',
-      'failed',
-      'paid',
-    ]);
+    expect(await available(RACER.address)).toBe(0n);
+    expect((await balanceOf(RACER.address)).totals).toEqual({
+      accrued: '1000000',
+      pending: '0',
+      withdrawn: '1000000',
+    });
   });
 });

@@ -4,7 +4,12 @@ import {
   AppFeeDomainError,
   type ClaimPayoutTerms,
   decide,
+  openClaim,
 } from '../../../src/app-fees/domain/app-fee-account-decide.js';
+import {
+  type AppFeeClaimOpenedData,
+  AppFeeClaimReserved,
+} from '../../../src/app-fees/domain/app-fee-account-events.js';
 import {
   type AppFeeAccountState,
   availableBalance,
@@ -15,13 +20,31 @@ import {
 const ADDRESS = '0x00000000000000000000000000000000000000aa';
 const T0 = '2026-11-25T03:00:00.000Z';
 const T1 = '2026-11-25T03:05:00.000Z';
-const LATER = '2026-11-25T04:00:00.000Z';
 
-const fold = (state: AppFeeAccountState, command: AppFeeAccountCommand) =>
-  decide(state, command, ADDRESS).reduce((acc, { event }) => evolve(acc, event), state);
+/** A claim reserved unsigned when it was opened, as streams from before signed reservations hold them. */
+type Legacy = { readonly legacyReserved: string };
+const legacyReserved = (claimId: string): Legacy => ({ legacyReserved: claimId });
+
+const fold = (state: AppFeeAccountState, command: AppFeeAccountCommand | Legacy) =>
+  'legacyReserved' in command
+    ? evolve(
+        state,
+        new AppFeeClaimReserved({
+          claimId: command.legacyReserved,
+          amount: availableBalance(state).toString(),
+          chainId: 31338,
+          currency: '0xusdc',
+          recipient: ADDRESS,
+          payoutAmount: availableBalance(state).toString(),
+          fee: '0',
+          reservedAt: T0,
+          expiresAt: T1,
+        }),
+      )
+    : decide(state, command, ADDRESS).reduce((acc, { event }) => evolve(acc, event), state);
 
 /** given(commands already handled).when(command).then(event types) / .thenThrows(code) */
-function given(...history: AppFeeAccountCommand[]) {
+function given(...history: (AppFeeAccountCommand | Legacy)[]) {
   const state = history.reduce(fold, initialAppFeeAccountState);
   return {
     state,
@@ -56,14 +79,36 @@ const base: ClaimPayoutTerms = {
   fee: 0n,
   conversion: null,
 };
-const reserve = (claimId: string, terms = base, at = T0): AppFeeAccountCommand => ({
-  type: 'ReserveClaim',
-  data: { claimId, terms, at, expiresAt: T1 },
+/** A claim as `POST /app-fees/{address}/claim` opens it (its own stream): what its signature reserves under. */
+const opened = (claimId: string, terms = base, expiresAt = T1): AppFeeClaimOpenedData => ({
+  claimId,
+  address: ADDRESS,
+  amount: '0',
+  chainId: terms.chainId,
+  currency: terms.currency,
+  recipient: terms.recipient,
+  payoutAmount: '0',
+  fee: terms.fee.toString(),
+  conversion: terms.conversion,
+  openedAt: T0,
+  expiresAt,
 });
-const authorize = (claimId: string, at = T0): AppFeeAccountCommand => ({
+const authorize = (claimId: string, at = T0, terms = base, expiresAt = T1): AppFeeAccountCommand => ({
   type: 'AuthorizeClaim',
-  data: { claimId, signature: '0xsig', at },
+  data: { claimId, signature: '0xsig', at, opened: opened(claimId, terms, expiresAt) },
 });
+/** Opening on a state: the checks of `POST …/claim` (nothing is decided on the account). */
+const open = (state: AppFeeAccountState, claimId: string, terms = base) =>
+  openClaim(state, { claimId, terms, at: T0, expiresAt: T1 }, ADDRESS);
+const openThrows = (state: AppFeeAccountState, claimId: string, code: string, terms = base) => {
+  let thrown: unknown;
+  try {
+    open(state, claimId, terms);
+  } catch (error) {
+    thrown = error;
+  }
+  expect((thrown as AppFeeDomainError).code).toBe(code);
+};
 const submit = (claimId: string): AppFeeAccountCommand => ({
   type: 'SubmitClaimPayout',
   data: { claimId, txHash: '0xtx', at: T0 },
@@ -86,88 +131,112 @@ describe('App-fee account decisions', () => {
     given().when(accrue('0xr2', '0')).then();
   });
 
-  it('reserves the whole available balance and never lets a second claim take it again', () => {
+  it('opens claims from the balance without deciding anything on the account: an unsigned claim locks nothing', () => {
+    const { state } = given(accrue('0xr1', '700'), accrue('0xr2', '300'));
+    const { event, id } = open(state, 'c1');
+    expect(id).toBe('app-fee-claim:c1:opened');
+    expect(event).toMatchObject({ claimId: 'c1', address: ADDRESS, amount: '1000', payoutAmount: '1000' });
+    expect(evolve(state, event).claims.c1.status).toBe('open');
+    openThrows(initialAppFeeAccountState, 'c1', 'NOTHING_TO_CLAIM');
+    openThrows(given(accrue('0xr1', '100')).state, 'c1', 'CLAIM_BELOW_FEE', { ...base, fee: 100n });
+    openThrows(given(accrue('0xr1', '700'), authorize('c1')).state, 'c1', 'CLAIM_EXISTS');
+  });
+
+  it('reserves the whole available balance when the claim is signed; a second signed claim finds nothing', () => {
     const { after } = given(accrue('0xr1', '700'), accrue('0xr2', '300'))
-      .when(reserve('c1'))
-      .then('AppFeeClaimReserved');
-    expect(after.claims.c1.amount).toBe('1000');
-    expect(after.claims.c1.payoutAmount).toBe('1000');
+      .when(authorize('c1'))
+      .then('AppFeeClaimReserved', 'AppFeeClaimAuthorized');
+    expect(after.claims.c1).toMatchObject({ status: 'authorized', amount: '1000', payoutAmount: '1000' });
     expect(availableBalance(after)).toBe(0n);
-    given(accrue('0xr1', '700'), reserve('c1')).when(reserve('c2')).thenThrows('NOTHING_TO_CLAIM');
-    given(accrue('0xr1', '700'), reserve('c1')).when(reserve('c1')).thenThrows('CLAIM_EXISTS');
-    given().when(reserve('c1')).thenThrows('NOTHING_TO_CLAIM');
+    given(accrue('0xr1', '700'), authorize('c1')).when(authorize('c2')).thenThrows('NOTHING_TO_CLAIM');
+    given().when(authorize('c1')).thenThrows('NOTHING_TO_CLAIM');
+  });
+
+  it('authorizes only a claim opened for this address, with its terms', () => {
+    const noTerms: AppFeeAccountCommand = {
+      type: 'AuthorizeClaim',
+      data: { claimId: 'c1', signature: '0xsig', at: T0 },
+    };
+    given(accrue('0xr1', '5')).when(noTerms).thenThrows('CLAIM_NOT_FOUND');
+    const elsewhere: AppFeeAccountCommand = {
+      type: 'AuthorizeClaim',
+      data: { claimId: 'c1', signature: '0xsig', at: T0, opened: { ...opened('c1'), address: '0xother' } },
+    };
+    given(accrue('0xr1', '5')).when(elsewhere).thenThrows('CLAIM_NOT_FOUND');
+    const mismatched: AppFeeAccountCommand = {
+      type: 'AuthorizeClaim',
+      data: { claimId: 'c1', signature: '0xsig', at: T0, opened: opened('c2') },
+    };
+    given(accrue('0xr1', '5')).when(mismatched).thenThrows('CLAIM_NOT_FOUND');
   });
 
   it('keeps the claim fee off chain and refuses a balance that does not cover it', () => {
     const terms = { ...base, chainId: 31337, fee: 100n };
-    const { after } = given(accrue('0xr1', '1000')).when(reserve('c1', terms)).then('AppFeeClaimReserved');
+    const { after } = given(accrue('0xr1', '1000'))
+      .when(authorize('c1', T0, terms))
+      .then('AppFeeClaimReserved', 'AppFeeClaimAuthorized');
     expect(after.claims.c1).toMatchObject({ amount: '1000', fee: '100', payoutAmount: '900' });
-    given(accrue('0xr1', '100')).when(reserve('c1', terms)).thenThrows('CLAIM_BELOW_FEE');
+    given(accrue('0xr1', '100'))
+      .when(authorize('c1', T0, terms))
+      .thenThrows('CLAIM_BELOW_FEE');
   });
 
-  it('converts the payout exactly when the claim is in another currency', () => {
+  it('converts the payout exactly when the claim is in another currency, at the terms fixed when it was opened', () => {
     const terms: ClaimPayoutTerms = {
       ...base,
       currency: '0x0000000000000000000000000000000000000000',
       conversion: { usdc: { decimals: 6, usdPrice: '1' }, target: { decimals: 18, usdPrice: '3000' } },
     };
-    const { after } = given(accrue('0xr1', '3000000')).when(reserve('c1', terms)).then('AppFeeClaimReserved');
+    const { after } = given(accrue('0xr1', '3000000'))
+      .when(authorize('c1', T0, terms))
+      .then('AppFeeClaimReserved', 'AppFeeClaimAuthorized');
     expect(after.claims.c1.payoutAmount).toBe('1000000000000000'); // 3 USDC at 3000 USD per ETH = 0.001 ETH
   });
 
-  it('authorizes a reserved claim once, and not after it expired', () => {
-    given(accrue('0xr1', '5'), reserve('c1')).when(authorize('c1')).then('AppFeeClaimAuthorized');
-    given(accrue('0xr1', '5'), reserve('c1'), authorize('c1'))
-      .when(authorize('c1'))
-      .thenThrows('CLAIM_ALREADY_USED');
-    given(accrue('0xr1', '5'), reserve('c1')).when(authorize('c1', T1)).thenThrows('CLAIM_EXPIRED');
-    given(accrue('0xr1', '5')).when(authorize('nope')).thenThrows('CLAIM_NOT_FOUND');
-    given(accrue('0xr1', '5'), reserve('c1'), authorize('c1'), failed('c1'))
+  it('authorizes a claim once, and not after it expired', () => {
+    given(accrue('0xr1', '5'), authorize('c1')).when(authorize('c1')).thenThrows('CLAIM_ALREADY_USED');
+    given(accrue('0xr1', '5')).when(authorize('c1', T1)).thenThrows('CLAIM_EXPIRED');
+    given(accrue('0xr1', '5'), authorize('c1'), failed('c1'))
       .when(authorize('c1'))
       .thenThrows('CLAIM_ALREADY_USED');
   });
 
-  it('spends the reservation when paid and gives it back when the payout fails or the claim expires', () => {
-    const paidState = given(
-      accrue('0xr1', '5'),
-      reserve('c1'),
-      authorize('c1'),
-      submit('c1'),
-      paid('c1'),
-    ).state;
+  it('spends the reservation when paid and gives it back when the payout fails', () => {
+    const paidState = given(accrue('0xr1', '5'), authorize('c1'), submit('c1'), paid('c1')).state;
     expect(paidState).toMatchObject({ accrued: '5', reserved: '0', withdrawn: '5' });
     expect(availableBalance(paidState)).toBe(0n);
 
-    const failedState = given(accrue('0xr1', '5'), reserve('c1'), authorize('c1'), failed('c1')).state;
+    const failedState = given(accrue('0xr1', '5'), authorize('c1'), failed('c1')).state;
     expect(availableBalance(failedState)).toBe(5n);
     expect(failedState.claims.c1.status).toBe('failed');
+  });
 
-    given(accrue('0xr1', '5'), reserve('c1'))
+  it('claims reserved unsigned (older streams) are authorized as they are, expire, and are released by a signed claim', () => {
+    given(accrue('0xr1', '5'), legacyReserved('c1')).when(authorize('c1')).then('AppFeeClaimAuthorized');
+    given(accrue('0xr1', '5'), legacyReserved('c1')).when(authorize('c1', T1)).thenThrows('CLAIM_EXPIRED');
+    given(accrue('0xr1', '5'), legacyReserved('c1'))
       .when({ type: 'ExpireClaim', data: { claimId: 'c1', at: T0 } })
       .thenThrows('ILLEGAL_TRANSITION');
-    const { after } = given(accrue('0xr1', '5'), reserve('c1'))
+    const { after } = given(accrue('0xr1', '5'), legacyReserved('c1'))
       .when({ type: 'ExpireClaim', data: { claimId: 'c1', at: T1 } })
       .then('AppFeeClaimExpired');
     expect(availableBalance(after)).toBe(5n);
-  });
-
-  it('releases expired unsigned claims when a new claim is reserved', () => {
-    const { after } = given(accrue('0xr1', '5'), reserve('c1'))
-      .when(reserve('c2', base, LATER))
-      .then('AppFeeClaimExpired', 'AppFeeClaimReserved');
-    expect(after.claims.c2.amount).toBe('5');
-    expect(after.reserved).toBe('5');
+    const released = given(accrue('0xr1', '5'), legacyReserved('c1'))
+      .when(authorize('c2', T1, base, '2026-11-25T04:00:00.000Z'))
+      .then('AppFeeClaimExpired', 'AppFeeClaimReserved', 'AppFeeClaimAuthorized').after;
+    expect(released.claims.c2.amount).toBe('5');
+    expect(released.reserved).toBe('5');
   });
 
   it('restates a payout outcome already recorded as nothing, and refuses outcomes of claims not authorized', () => {
-    given(accrue('0xr1', '5'), reserve('c1'), authorize('c1'), paid('c1')).when(paid('c1')).then();
-    given(accrue('0xr1', '5'), reserve('c1'), authorize('c1'), failed('c1')).when(failed('c1')).then();
-    given(accrue('0xr1', '5'), reserve('c1')).when(paid('c1')).thenThrows('ILLEGAL_TRANSITION');
-    given(accrue('0xr1', '5'), reserve('c1')).when(submit('c1')).thenThrows('ILLEGAL_TRANSITION');
-    given(accrue('0xr1', '5'), reserve('c1'), authorize('c1'), failed('c1'))
+    given(accrue('0xr1', '5'), authorize('c1'), paid('c1')).when(paid('c1')).then();
+    given(accrue('0xr1', '5'), authorize('c1'), failed('c1')).when(failed('c1')).then();
+    given(accrue('0xr1', '5'), legacyReserved('c1')).when(paid('c1')).thenThrows('ILLEGAL_TRANSITION');
+    given(accrue('0xr1', '5'), legacyReserved('c1')).when(submit('c1')).thenThrows('ILLEGAL_TRANSITION');
+    given(accrue('0xr1', '5'), authorize('c1'), failed('c1'))
       .when(paid('c1'))
       .thenThrows('ILLEGAL_TRANSITION');
-    given(accrue('0xr1', '5'), reserve('c1'), authorize('c1'), paid('c1'))
+    given(accrue('0xr1', '5'), authorize('c1'), paid('c1'))
       .when(failed('c1'))
       .thenThrows('ILLEGAL_TRANSITION');
   });
@@ -188,7 +257,7 @@ describe('App-fee account decisions', () => {
     expect(paid[0].event).toMatchObject({ amount: '100', shortfall: '200' });
     expect(availableBalance(drained)).toBe(0n);
     expect(
-      given(accrue('0xr1', '100'), reserve('c1')).when(sponsor('0xs3', '50')).then('AppFeeSponsorshipPaid')
+      given(accrue('0xr1', '100'), authorize('c1')).when(sponsor('0xs3', '50')).then('AppFeeSponsorshipPaid')
         .decided[0].event,
     ).toMatchObject({ amount: '0', shortfall: '50' });
   });

@@ -34,21 +34,38 @@ function recorded(commands: AppFeeAccountCommand[]): RecordedEvent[] {
   return events;
 }
 
+const OPENED = {
+  claimId: '0xc1',
+  address: ADDRESS,
+  amount: '900',
+  chainId: 31338,
+  currency: '0xusdc',
+  recipient: ADDRESS,
+  payoutAmount: '900',
+  fee: '0',
+  conversion: null,
+  openedAt: T0,
+  expiresAt: '2026-11-25T03:10:00.000Z',
+};
+/** `POST …/claim` records the opened claim in its own stream, not the account's. */
+const openedEvent: RecordedEvent = {
+  streamId: 'app-fee-claim-0xc1',
+  revision: 0n,
+  position: { commit: 1n, prepare: 0n },
+  id: 'app-fee-claim:0xc1:opened',
+  type: 'AppFeeClaimOpened',
+  schemaVersion: 1,
+  data: OPENED,
+  metadata: {},
+  createdAt: new Date(T0),
+};
+
 const events = recorded([
   {
     type: 'AccrueAppFee',
     data: { requestId: '0xr1', amount: '900', amountUsd: '0.0009', usdcPrice: '1', accruedAt: T0 },
   },
-  {
-    type: 'ReserveClaim',
-    data: {
-      claimId: '0xc1',
-      terms: { chainId: 31338, currency: '0xusdc', recipient: ADDRESS, fee: 0n, conversion: null },
-      at: T0,
-      expiresAt: '2026-11-25T03:10:00.000Z',
-    },
-  },
-  { type: 'AuthorizeClaim', data: { claimId: '0xc1', signature: '0xsig', at: T0 } },
+  { type: 'AuthorizeClaim', data: { claimId: '0xc1', signature: '0xsig', at: T0, opened: OPENED } },
   { type: 'RecordClaimPaid', data: { claimId: '0xc1', txHash: '0xtx', at: T0 } },
 ]);
 
@@ -73,12 +90,17 @@ describe('app-fee projections', () => {
 
   it('app-fee-claims keeps one row per claim, with its account address, and ignores accruals', () => {
     expect(appFeeClaimsProjection.keysOf(events[0])).toEqual([]);
-    const state = events
-      .slice(1)
-      .reduce(
-        (acc, event) => appFeeClaimsProjection.evolve(acc, event, '0xc1'),
-        null as ReturnType<typeof appFeeClaimsProjection.evolve>,
-      );
+    expect(appFeeBalancesProjection.keysOf(openedEvent)).toEqual([]);
+    expect(appFeeClaimsProjection.keysOf(openedEvent)).toEqual(['0xc1']);
+    expect(appFeeClaimsProjection.evolve(null, openedEvent, '0xc1')).toMatchObject({
+      address: ADDRESS,
+      status: 'open',
+      amount: '900',
+    });
+    const state = [openedEvent, ...events.slice(1)].reduce(
+      (acc, event) => appFeeClaimsProjection.evolve(acc, event, '0xc1'),
+      null as ReturnType<typeof appFeeClaimsProjection.evolve>,
+    );
     expect(state).toMatchObject({
       address: ADDRESS,
       claimId: '0xc1',
