@@ -14,27 +14,14 @@ import {
 } from '../../support/chain-clients.js';
 import { type Devnet, startDevnets } from '../../support/devnet.js';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
-import { ETH, ethQuoteBody, eventTypesOf, freshRecipient, journalOf } from './settlement-support.js';
-
-const smartWalletAbi = [
-  {
-    type: 'function',
-    name: 'executeBatch',
-    stateMutability: 'payable',
-    inputs: [
-      {
-        name: 'calls',
-        type: 'tuple[]',
-        components: [
-          { name: 'to', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'data', type: 'bytes' },
-        ],
-      },
-    ],
-    outputs: [],
-  },
-] as const;
+import {
+  ETH,
+  ethQuoteBody,
+  eventTypesOf,
+  freshRecipient,
+  journalOf,
+  smartWalletAbi,
+} from './settlement-support.js';
 
 /**
  * The recovery address on real chains, played against Ferry: it pulls funds Ferry has not swept, and racing a sweep

@@ -19,27 +19,8 @@ import {
   eventTypesOf,
   freshRecipient,
   type Quote,
+  smartWalletAbi,
 } from './settlement-support.js';
-
-const smartWalletAbi = [
-  {
-    type: 'function',
-    name: 'executeBatch',
-    stateMutability: 'payable',
-    inputs: [
-      {
-        name: 'calls',
-        type: 'tuple[]',
-        components: [
-          { name: 'to', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'data', type: 'bytes' },
-        ],
-      },
-    ],
-    outputs: [],
-  },
-] as const;
 
 /**
  * Which deposit counts, on two real local chains: only one made on the quote's origin chain, into its depository, in

@@ -79,3 +79,24 @@ export async function eventTypesOf(db: Database, requestId: string): Promise<str
     )
   ).rows.map((row) => row.event_type);
 }
+
+/** `SmartWallet.executeBatch` (contracts/SmartWallet.sol): several calls, value included, in one transaction. */
+export const smartWalletAbi = [
+  {
+    type: 'function',
+    name: 'executeBatch',
+    stateMutability: 'payable',
+    inputs: [
+      {
+        name: 'calls',
+        type: 'tuple[]',
+        components: [
+          { name: 'to', type: 'address' },
+          { name: 'value', type: 'uint256' },
+          { name: 'data', type: 'bytes' },
+        ],
+      },
+    ],
+    outputs: [],
+  },
+] as const;
