@@ -262,6 +262,9 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   AppFeesController_balances: 'getAppFeeBalances',
   AppFeesController_claims: 'getAppFeeClaims',
   AppFeesController_claim: 'claimAppFees',
+  RevenueShareAdminController_list: 'listRevenueShares',
+  RevenueShareAdminController_get: 'getRevenueShare',
+  RevenueShareAdminController_set: 'setRevenueShare',
 };
 
 /** The success schema of routes whose decorators name none, by `METHOD path`. */

@@ -91,6 +91,13 @@ describe('every route under hostile input', () => {
     });
     db = sut.app.get<Database>(DATABASE);
     await waitForProjections(sut);
+    // /health answers from its probe's last reading: wait for one taken after the projections went live, so a 503
+    // there could only come from the input too.
+    const deadline = Date.now() + 10_000;
+    while ((await sut.http.inject({ method: 'GET', url: '/health' })).statusCode !== 200) {
+      if (Date.now() > deadline) throw new Error('/health never answered 200');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   });
   afterAll(() => sut?.close());
 
