@@ -112,6 +112,15 @@ describe('fill actuals read from chain', () => {
     expect(paid.amountUsd).toBe(formatUsd(usd(BigInt(paid.amount), 18, '3000')));
     expect(Number(paid.amountUsd)).toBeGreaterThan(0.5); // 1% of 0.02 ETH at 3000 USD is 0.60 USD, not "0.0002".
     expect(v2.data.paidAppFees).toEqual([expect.objectContaining({ amountUsd: paid.amountUsd })]);
+
+    // What the records call paid is what the recipient's app-fee balance accrued: its USD in USDC (1 USD here),
+    // rounded down to USDC's 6 decimals.
+    const accrued = await waitFor(async () => {
+      const response = await app.http.inject({ method: 'GET', url: `/app-fees/${appFeeRecipient}/balances` });
+      const [balance] = (response.json() as { balances: { amount: string }[] }).balances;
+      return BigInt(balance?.amount ?? '0') > 0n ? BigInt(balance.amount) : null;
+    }, 'the app fee accrued');
+    expect(accrued).toBe(Decimal.parse(paid.amountUsd).scaled / 10n ** 12n);
   });
 
   it('a USDC bridge: output = the Transfer logs out of the solver in the fill receipt, valued at 1 USD', async () => {
