@@ -12,9 +12,7 @@ import { CLOCK, type Clock } from '../common/clock.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { ExecuteRequestCommand } from '../requests/commands/execute-request.command.js';
-import type { Amount, QuotedRoute } from '../requests/domain/records.js';
 import type { RequestQuotedData } from '../requests/domain/request-events.js';
-import type { RequestFeature } from '../requests/domain/request-features.js';
 import { fundedCallValue, orderCallsFromTxs } from './domain/order/order-calls.js';
 import { QuoteError } from './domain/quote-error.js';
 import { buildOrder, type BuiltOrder } from './domain/order/order-data.js';
@@ -29,17 +27,12 @@ import { assertDepositAddressEligible } from './domain/steps/deposit-address-eli
 import { activationFeeUsd, PerpsAActivation } from './perps-a-activation.js';
 import { quotePriceSource } from './quote-price-source.js';
 import { type QuoteParties, resolveParties } from './quote-plan.js';
+import { quoteDetails, quotedRoute, requestFeaturesOf } from './quote-details.js';
+import { refuseBeyondLiquidity, withRequestId } from './quote-guards.js';
 import { DEFAULT_SETTLEMENT, SETTLEMENT_SUPPORT, type SettlementSupport } from './settlement-support.js';
 import type { PriceRequestDto, QuoteRequestDto } from './quote-request.dto.js';
-import {
-  type PriceResponse,
-  priceDetailsOf,
-  type QuoteDetails,
-  type QuoteResponse,
-  type QuoteRouteSide,
-} from './quote-response.js';
+import { type PriceResponse, priceDetailsOf, type QuoteResponse } from './quote-response.js';
 
-const ROUTER = 'ferry';
 /** How long an SVM blockhash is reused: short against its ~60 s validity (docs/svm.md). */
 const SVM_BLOCKHASH_CACHE_MS = 2000;
 const HUB_TYPE = 'onchain';
@@ -90,7 +83,7 @@ export class QuoteService {
 
   async price(request: PriceRequestDto, apiKey: AuthenticatedApiKey | null): Promise<PriceResponse> {
     const { parties, priced, userBalance } = await this.priceRequest(request, apiKey);
-    const details = this.details(request, parties, priced, userBalance);
+    const details = quoteDetails(request, parties, priced, userBalance);
     return { fees: priced.quoteFees, details: priceDetailsOf(details) };
   }
 
@@ -109,7 +102,7 @@ export class QuoteService {
       return { stepsInput: input, steps: buildSteps(input) };
     });
     const depositAddress = depositAddressOf(stepsInput);
-    const details = this.details(request, parties, priced, userBalance);
+    const details = quoteDetails(request, parties, priced, userBalance);
 
     const quoted: RequestQuotedData = {
       requestId,
@@ -123,7 +116,7 @@ export class QuoteService {
       requestType: priced.requestType,
       operation: priced.operation,
       transactionType: priced.transactionType,
-      features: features(request, priced, depositAddress !== null),
+      features: requestFeaturesOf(request, priced, depositAddress !== null),
       originChainId: parties.origin.id,
       destinationChainId: parties.destination.id,
       currencyIn: priced.currencyIn,
@@ -141,7 +134,7 @@ export class QuoteService {
       feeSponsorship: priced.feeSponsorship?.record ?? null,
       sponsorshipCurrency: priced.feeSponsorship?.currency ?? null,
       ...(await this.sponsorOf(apiKey, priced)),
-      route: route(request, priced),
+      route: quotedRoute(request, priced),
       protocol: {
         orderId: requestId,
         hubType: HUB_TYPE,
@@ -436,105 +429,6 @@ export class QuoteService {
       { chainId: chain.id, reason: result.unavailable },
     );
   }
-
-  private details(
-    request: PriceRequestDto,
-    parties: QuoteParties,
-    priced: PricedQuote,
-    userBalance: bigint | null,
-  ): QuoteDetails {
-    const quoted = route(request, priced);
-    const side = (value: QuotedRoute['origin'], sources: readonly string[]): QuoteRouteSide => ({
-      inputCurrency: value.inputCurrency,
-      outputCurrency: value.outputCurrency,
-      router: value.router,
-      includedSwapSources: sources,
-    });
-    return {
-      operation: priced.operation,
-      sender: parties.user,
-      recipient: parties.recipient,
-      currencyIn: priced.currencyIn,
-      currencyOut: priced.currencyOut,
-      totalImpact: priced.totalImpact,
-      swapImpact: priced.swapImpact,
-      expandedPriceImpact: priced.expandedPriceImpact,
-      rate: priced.rate,
-      slippageTolerance: priced.slippageTolerance,
-      timeEstimate: parties.origin.timeEstimateSeconds,
-      ...(userBalance === null ? {} : { userBalance: userBalance.toString() }),
-      // The native value the destination calls spend out of the output (docs/quotes.md), when there are calls.
-      ...((request.txs?.length ?? 0) > 0
-        ? {
-            callValue: orderCallsFromTxs(request.txs ?? [])
-              .reduce((sum, call) => sum + call.value, 0n)
-              .toString(),
-          }
-        : {}),
-      fallbackType: 'none',
-      isFixedRate: false,
-      fixedRateFee: { usd: '0' },
-      route: {
-        origin: side(quoted.origin, quoted.includedOriginSwapSources),
-        destination: quoted.destination && side(quoted.destination, quoted.includedDestinationSwapSources),
-      },
-    };
-  }
-}
-
-/**
- * 400 INSUFFICIENT_LIQUIDITY when the solver holds less of the output than the quote would pay: the deposit could only
- * be refunded. A balance the chain could not tell (null) lets the quote through; the fill job still refunds a fill it
- * cannot pay. Fills already promised are not reserved against the balance (docs/quotes.md).
- */
-function refuseBeyondLiquidity(
-  solverBalance: bigint | null,
-  output: bigint,
-  destination: QuoteParties['destination'],
-  currencyOut: QuoteParties['currencyOut'],
-): void {
-  if (solverBalance === null || solverBalance >= output) return;
-  throw new QuoteError(
-    'INSUFFICIENT_LIQUIDITY',
-    `The solver cannot pay ${output} ${currencyOut.symbol} on chain ${destination.id} now; try a smaller amount`,
-    { chainId: destination.id, currency: currencyOut.address, available: solverBalance.toString() },
-  );
-}
-
-/**
- * Runs the part of a quote that comes after its order (and so its request id) exists: a refusal there carries the
- * `requestId` in its body, as the spec's error body lists. Nothing was recorded under that id.
- */
-async function withRequestId<T>(requestId: Hex, build: () => Promise<T>): Promise<T> {
-  try {
-    return await build();
-  } catch (error) {
-    if (!(error instanceof QuoteError)) throw error;
-    throw new QuoteError(error.errorCode, error.message, error.errorData, { ...error.bodyFields, requestId });
-  }
-}
-
-/** Features a request carries into its records (`GET /requests/v3?features=…`). */
-function features(request: QuoteRequestDto, priced: PricedQuote, depositAddress: boolean): RequestFeature[] {
-  return [
-    ...(request.usePermit ? (['gasless_execution'] as const) : []),
-    ...(priced.appFees.length > 0 ? (['app_fees'] as const) : []),
-    ...(depositAddress ? (['deposit_address'] as const) : []),
-  ];
-}
-
-/** The quoted route: the deposit on the origin as it is, and what the solver pays out on the destination. */
-function route(request: PriceRequestDto, priced: PricedQuote): QuotedRoute {
-  const quoteOptions = request as QuoteRequestDto;
-  const origin = { inputCurrency: priced.currencyIn, outputCurrency: priced.currencyIn, router: ROUTER };
-  const payout: Amount = priced.currencyOut;
-  return {
-    origin: priced.sameChain ? { ...origin, outputCurrency: payout } : origin,
-    destination: priced.sameChain ? null : { inputCurrency: payout, outputCurrency: payout, router: ROUTER },
-    includedSwapSources: [],
-    includedOriginSwapSources: quoteOptions.includedOriginSwapSources ?? [],
-    includedDestinationSwapSources: [],
-  };
 }
 
 /** A USD amount in a currency's smallest unit, rounded up (a fee). */
