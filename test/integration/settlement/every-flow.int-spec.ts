@@ -1,4 +1,4 @@
-import type { Address } from 'viem';
+import { type Address, encodeFunctionData, parseAbi } from 'viem';
 import { ApiKeysService } from '../../../src/api-keys/api-keys.service.js';
 import { startTestApp, type TestApp, waitForProjections } from '../../support/app.js';
 import {
@@ -94,6 +94,31 @@ describe('every quoted EVM flow executes and settles', () => {
       expect(record.data.route.actual[side].outputCurrency.amount).toBe(received.toString());
     },
   );
+
+  it('an unwrap WETH → ETH on one chain (approve + depositErc20 of WETH): success, the recipient paid in ETH', async () => {
+    // The user wraps some ETH first (TestWETH.deposit), as a wallet holding WETH would have.
+    await clients.send(
+      a.chainId,
+      a.accounts.user.privateKey,
+      a.deployment.weth,
+      encodeFunctionData({ abi: parseAbi(['function deposit() payable']), functionName: 'deposit' }),
+      10_000_000_000_000_000n,
+    );
+    const recipient = freshRecipient(seed++);
+    const { code, body: quoted } = await postJson(
+      app,
+      '/quote/v2',
+      body(['a', 'WETH'], ['a', 'ETH'], '10000000000000000', recipient),
+    );
+    expect(code).toBe(200);
+    const quote = quoted as Quote;
+    await deposit(clients, a, quote);
+    await waitFor(
+      async () => (await requestStatus(app, quote.protocol.v2.orderId)).status === 'success',
+      'unwrap success',
+    );
+    expect(await clients.balanceOf(a.chainId, ETH, recipient)).toBe(BigInt(quote.details.currencyOut.amount));
+  });
 
   it('refuses a wrap the solver cannot pay (it holds no WETH): INSUFFICIENT_LIQUIDITY, nothing recorded', async () => {
     const recipient = freshRecipient(seed++);
