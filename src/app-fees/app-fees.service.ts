@@ -193,7 +193,7 @@ export class AppFeesService {
 
   /**
    * A signed claim: the signature over the claim id (raw 32 bytes, EIP-191) must come from the claim address, or be
-   * accepted by it through EIP-1271 when it is a contract (viem's `verifyMessage` on the claim's chain). Only then does
+   * accepted by it through EIP-1271 when it is a contract (viem's `verifyMessage` on the base chain). Only then does
    * the account reserve the whole available balance for it and authorize it, once (a second signed claim of the same
    * balance finds nothing left), and the treasury pays it through the journal.
    */
@@ -201,7 +201,11 @@ export class AppFeesService {
     const id = claimId.toLowerCase();
     const claim = await this.findClaim(id);
     if (!claim) throw new ApiError('NOT_FOUND', `No app-fee claim ${claimId}`);
-    const chain = this.payoutChain(claim.chainId);
+    // Checked on the base chain, where balances are kept, never on the payout chain the claim names: a contract at
+    // the claim address on another chain may have another owner (a replayed or counterfactual deployment), and
+    // anyone may open a claim payable there (test/integration/app-fees/app-fee-claim-chain-of-signature.int-spec.ts).
+    const chain = this.payoutChain(this.config.appFees.baseChainId);
+    this.payoutChain(claim.chainId);
     let valid: boolean;
     try {
       valid = await this.clients
