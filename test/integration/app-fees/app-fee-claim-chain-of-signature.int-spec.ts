@@ -41,8 +41,8 @@ describe('app-fee claims: a contract claim address is verified on the base chain
     const response = await app.http.inject({ method: 'GET', url: `/app-fees/${address}/balances` });
     return BigInt((response.json() as { balances: { amount: string }[] }).balances[0].amount);
   };
-  const open = async (body: Record<string, unknown>): Promise<Hex> => {
-    const { code, body: answer } = await postJson(app, `/app-fees/${wallet}/claim`, body);
+  const open = async (body: Record<string, unknown>, address: string = wallet): Promise<Hex> => {
+    const { code, body: answer } = await postJson(app, `/app-fees/${address}/claim`, body);
     expect(code).toBe(200);
     return (answer as { steps: ClaimStep[] }).steps[0].requestId;
   };
@@ -78,7 +78,11 @@ describe('app-fee claims: a contract claim address is verified on the base chain
       destinationCurrency: b.deployment.usdc,
       amount: AMOUNT.toString(),
       tradeType: 'EXACT_INPUT',
-      appFees: [{ recipient: wallet, fee: '100' }],
+      appFees: [
+        { recipient: wallet, fee: '100' },
+        // A contract with no isValidSignature (TestWETH: a receive() but no fallback): the call reverts.
+        { recipient: b.deployment.weth, fee: '100' },
+      ],
     });
     expect(code).toBe(200);
     const quote = body as Quote;
@@ -116,5 +120,18 @@ describe('app-fee claims: a contract claim address is verified on the base chain
     // 1 USDC less the 0.10 USD fee for a payout off the base chain.
     expect(await clients.balanceOf(a.chainId, a.deployment.usdc, OWNER.address)).toBe(900_000n);
     expect(await available(wallet)).toBe(0n);
+  });
+
+  it('a claim address whose isValidSignature reverts: 400 INVALID_SIGNATURE, nothing moves', async () => {
+    const contract = b.deployment.weth;
+    expect(await available(contract)).toBe(1_000_000n);
+    const claimId = await open(
+      { chainId: b.chainId, currency: b.deployment.usdc, recipient: ATTACKER.address },
+      contract,
+    );
+    const refused = await submit(claimId, await ATTACKER.signMessage({ message: { raw: claimId } }));
+    expect(refused.code).toBe(400);
+    expect(refused.body).toMatchObject({ errorCode: 'INVALID_SIGNATURE' });
+    expect(await available(contract)).toBe(1_000_000n);
   });
 });
