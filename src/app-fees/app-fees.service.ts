@@ -29,6 +29,7 @@ import {
   availableBalance,
   type ClaimState,
 } from './domain/app-fee-account-state.js';
+import { atLowerPayout } from './domain/claim-conversion.js';
 import { usdFeeToUsdcUnits } from './domain/usdc-conversion.js';
 import { Decimal, fromUnits } from '../quotes/domain/pricing/decimal.js';
 
@@ -227,7 +228,9 @@ export class AppFeesService {
     // The terms as opened, from the claim's own stream (claims reserved unsigned by older code have none).
     const [openedEvent] = await this.store.readStream(appFeeClaimStreamId(id), { maxCount: 1 });
     const opened =
-      openedEvent?.type === 'AppFeeClaimOpened' ? (openedEvent.data as AppFeeClaimOpenedData) : undefined;
+      openedEvent?.type === 'AppFeeClaimOpened'
+        ? await this.atLowerPayout(openedEvent.data as AppFeeClaimOpenedData)
+        : undefined;
     const account = await this.execute(claim.address, (aggregate) =>
       aggregate.handle({
         type: 'AuthorizeClaim',
@@ -255,6 +258,15 @@ export class AppFeesService {
       status: outcome.status,
       txHash: outcome.txHash,
     };
+  }
+
+  /** The opened terms at the lower of their frozen and today's conversion (`atLowerPayout`). */
+  private async atLowerPayout(opened: AppFeeClaimOpenedData): Promise<AppFeeClaimOpenedData> {
+    if (!opened.conversion) return opened;
+    const target = this.config.chains.findCurrency(opened.chainId, opened.currency);
+    if (!target)
+      throw new ApiError('UNSUPPORTED_CURRENCY', `${opened.currency} is no longer a currency here`);
+    return atLowerPayout(opened, await this.usdPrice(this.baseCurrency), await this.usdPrice(target));
   }
 
   /** Drives a claim's payout (also the resumer's way back into one a crash interrupted). */
