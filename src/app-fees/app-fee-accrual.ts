@@ -5,7 +5,7 @@ import type { AggregateRepository } from '../event-store/aggregate-repository.js
 import type { EventStore, RecordedEvent } from '../event-store/event-store.js';
 import { Decimal, formatUsd } from '../quotes/domain/pricing/decimal.js';
 import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
-import type { FillSucceededData } from '../requests/domain/request-events.js';
+import type { FillSucceededData, RequestQuotedData } from '../requests/domain/request-events.js';
 import type { AppFeesConfig } from './app-fees.config.js';
 import { AppFeeAccountAggregate } from './domain/app-fee-account.aggregate.js';
 import { usdToUsdcUnits } from './domain/usdc-conversion.js';
@@ -31,7 +31,10 @@ export interface Accrual {
  * entries for one recipient add up). Requests that fail or are refunded have no `FillSucceeded`, so they credit
  * nothing.
  */
-export function accrualsOf(events: readonly RecordedEvent[]): Accrual[] {
+export function accrualsOf(
+  events: readonly RecordedEvent[],
+  quotes: ReadonlyMap<string, RequestQuotedData> = new Map(),
+): Accrual[] {
   const accruals: Accrual[] = [];
   for (const event of events) {
     if (event.type !== 'FillSucceeded' || !event.streamId.startsWith('request-')) continue;
@@ -41,7 +44,12 @@ export function accrualsOf(events: readonly RecordedEvent[]): Accrual[] {
       const address = fee.recipient.toLowerCase();
       byRecipient.set(address, (byRecipient.get(address) ?? Decimal.ZERO).add(Decimal.parse(fee.amountUsd)));
     }
-    for (const [address, usd] of byRecipient) {
+    const paid = userPaidAppFeeShare(quotes.get(event.streamId));
+    for (const [address, gross] of byRecipient) {
+      const usd = paid
+        ? gross.mul(Decimal.of(paid.userPays), 'floor').div(Decimal.of(paid.total), 'floor')
+        : gross;
+      if (!usd.isPositive()) continue;
       accruals.push({
         address,
         requestId: event.streamId.slice('request-'.length),
@@ -51,6 +59,23 @@ export function accrualsOf(events: readonly RecordedEvent[]): Accrual[] {
     }
   }
   return accruals;
+}
+
+/**
+ * The part of a request's app fees its user paid, when Ferry's own sponsorship cap paid the rest (a key with fee
+ * sponsorship and no sponsor address, sponsoring the `app` component): `{userPays, total}` of that component. Null
+ * when the app fees were paid in full, by the user or by a sponsor's app-fee balance. Without this, an integrator
+ * quoting with such a key and app fees to itself would be credited, as withdrawable app fees, money Ferry paid.
+ */
+export function userPaidAppFeeShare(
+  quote: RequestQuotedData | undefined,
+): { readonly userPays: bigint; readonly total: bigint } | null {
+  const component = quote?.feeSponsorship?.components?.app;
+  if (!quote || quote.sponsor || !component?.selected || BigInt(component.sponsored) <= 0n) return null;
+  const total = BigInt(component.total);
+  const userPays = BigInt(component.userPays);
+  if (total <= 0n) return null;
+  return { userPays: userPays < 0n ? 0n : userPays > total ? total : userPays, total };
 }
 
 /** A sponsoring account's payment for one filled request (`feeSponsorship.actual.sponsorPayment`). */
@@ -119,7 +144,7 @@ export class AppFeeAccrual {
         this.store,
         { name: ACCRUAL_CONSUMER, generation: 1, batchSize: this.batchSize },
         async (_tx, events, shares) => {
-          await this.accrue(accrualsOf(events), shares);
+          await this.accrue(accrualsOf(events, await this.sponsoredQuotesOf(events)), shares);
           await this.debit(sponsorDebitsOf(events));
         },
         (events) => this.revenueShare.creditsOf(events),
@@ -129,6 +154,19 @@ export class AppFeeAccrual {
       if (error instanceof VolumeNotCaughtUpError) return false;
       throw error;
     }
+  }
+
+  /** The quotes of the batch's fills with app fees and fee sponsorship (whose app fees may be partly Ferry's). */
+  private async sponsoredQuotesOf(events: readonly RecordedEvent[]): Promise<Map<string, RequestQuotedData>> {
+    const quotes = new Map<string, RequestQuotedData>();
+    for (const event of events) {
+      if (event.type !== 'FillSucceeded' || !event.streamId.startsWith('request-')) continue;
+      if (((event.data as FillSucceededData).appFees ?? []).length === 0) continue;
+      const [quoted] = await this.store.readStream(event.streamId, { maxCount: 1 });
+      const quote = quoted?.type === 'RequestQuoted' ? (quoted.data as RequestQuotedData) : null;
+      if (quote?.feeSponsorship) quotes.set(event.streamId, quote);
+    }
+    return quotes;
   }
 
   /** Pays each sponsored request from its sponsor's balance, once (the account takes a request once). */

@@ -29,6 +29,7 @@ import {
   availableBalance,
   type ClaimState,
 } from './domain/app-fee-account-state.js';
+import { atLowerPayout } from './domain/claim-conversion.js';
 import { usdFeeToUsdcUnits } from './domain/usdc-conversion.js';
 import { Decimal, fromUnits } from '../quotes/domain/pricing/decimal.js';
 
@@ -193,7 +194,7 @@ export class AppFeesService {
 
   /**
    * A signed claim: the signature over the claim id (raw 32 bytes, EIP-191) must come from the claim address, or be
-   * accepted by it through EIP-1271 when it is a contract (viem's `verifyMessage` on the claim's chain). Only then does
+   * accepted by it through EIP-1271 when it is a contract (viem's `verifyMessage` on the base chain). Only then does
    * the account reserve the whole available balance for it and authorize it, once (a second signed claim of the same
    * balance finds nothing left), and the treasury pays it through the journal.
    */
@@ -201,7 +202,11 @@ export class AppFeesService {
     const id = claimId.toLowerCase();
     const claim = await this.findClaim(id);
     if (!claim) throw new ApiError('NOT_FOUND', `No app-fee claim ${claimId}`);
-    const chain = this.payoutChain(claim.chainId);
+    // Checked on the base chain, where balances are kept, never on the payout chain the claim names: a contract at
+    // the claim address on another chain may have another owner (a replayed or counterfactual deployment), and
+    // anyone may open a claim payable there (test/integration/app-fees/app-fee-claim-chain-of-signature.int-spec.ts).
+    const chain = this.payoutChain(this.config.appFees.baseChainId);
+    this.payoutChain(claim.chainId);
     let valid: boolean;
     try {
       valid = await this.clients
@@ -223,7 +228,9 @@ export class AppFeesService {
     // The terms as opened, from the claim's own stream (claims reserved unsigned by older code have none).
     const [openedEvent] = await this.store.readStream(appFeeClaimStreamId(id), { maxCount: 1 });
     const opened =
-      openedEvent?.type === 'AppFeeClaimOpened' ? (openedEvent.data as AppFeeClaimOpenedData) : undefined;
+      openedEvent?.type === 'AppFeeClaimOpened'
+        ? await this.atLowerPayout(openedEvent.data as AppFeeClaimOpenedData)
+        : undefined;
     const account = await this.execute(claim.address, (aggregate) =>
       aggregate.handle({
         type: 'AuthorizeClaim',
@@ -251,6 +258,15 @@ export class AppFeesService {
       status: outcome.status,
       txHash: outcome.txHash,
     };
+  }
+
+  /** The opened terms at the lower of their frozen and today's conversion (`atLowerPayout`). */
+  private async atLowerPayout(opened: AppFeeClaimOpenedData): Promise<AppFeeClaimOpenedData> {
+    if (!opened.conversion) return opened;
+    const target = this.config.chains.findCurrency(opened.chainId, opened.currency);
+    if (!target)
+      throw new ApiError('UNSUPPORTED_CURRENCY', `${opened.currency} is no longer a currency here`);
+    return atLowerPayout(opened, await this.usdPrice(this.baseCurrency), await this.usdPrice(target));
   }
 
   /** Drives a claim's payout (also the resumer's way back into one a crash interrupted). */

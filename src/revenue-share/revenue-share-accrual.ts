@@ -62,10 +62,11 @@ export class RevenueShareAccrual {
     for (const event of events) {
       if (event.type !== 'FillSucceeded' || !event.streamId.startsWith('request-')) continue;
       const fill = event.data as FillSucceededData;
-      const platformFeeUsd = fill.fees?.platform?.usd ?? '0';
-      if (!Decimal.parse(platformFeeUsd, 'floor').isPositive()) continue;
+      if (!Decimal.parse(fill.fees?.platform?.usd ?? '0', 'floor').isPositive()) continue;
       const quote = await this.quoteOf(event.streamId);
       if (!quote?.apiKeyId || !quote.transactionType) continue;
+      const platformFeeUsd = userPaidPlatformUsd(fill, quote);
+      if (!Decimal.parse(platformFeeUsd, 'floor').isPositive()) continue;
       const key = await this.eligibility(quote.apiKeyId);
       if (!key) continue;
       if (!checked) {
@@ -156,4 +157,21 @@ export class RevenueShareAccrual {
       throw new VolumeNotCaughtUpError();
     }
   }
+}
+
+/**
+ * The platform fee the user paid, in USD: the fill's platform fee less the part the key's fee sponsorship paid in
+ * the user's stead (the quote's `platform` component, `userPays ÷ total`, rounded down). A sponsored platform fee
+ * earns no share: without a sponsor address Ferry's own cap pays it, so Ferry never receives it; with one, the
+ * integrator would discount its users with its share, which the spec forbids.
+ */
+export function userPaidPlatformUsd(fill: FillSucceededData, quote: RequestQuotedData): string {
+  const platformUsd = Decimal.parse(fill.fees?.platform?.usd ?? '0', 'floor');
+  const component = quote.feeSponsorship?.components?.platform;
+  if (!component?.selected || BigInt(component.sponsored) <= 0n) return platformUsd.toString();
+  const total = BigInt(component.total);
+  const userPays = BigInt(component.userPays);
+  if (total <= 0n || userPays <= 0n) return '0';
+  const paid = userPays < total ? userPays : total;
+  return platformUsd.mul(Decimal.of(paid), 'floor').div(Decimal.of(total), 'floor').toString();
 }

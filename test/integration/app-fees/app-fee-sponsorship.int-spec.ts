@@ -147,4 +147,31 @@ describe('fee sponsorship paid from an app-fee balance', () => {
     expect(body.feeSponsorship.quoted.capHit).toBe(true);
     expect(body.feeSponsorship.quoted.sponsoredTotal.amount).toBe('0');
   });
+
+  it('attack: app fees to itself sponsored from Ferry’s cap (no sponsor address) accrue only what the user paid', async () => {
+    const self = freshRecipient(0x6d).toLowerCase();
+    const { key } = await app.app
+      .get(ApiKeysService)
+      .create({ label: 'cap sponsor', feeSponsorshipEnabled: true });
+    const { code, body: quote } = await quoteWithKey(
+      key,
+      usdcBridge('10000000', { subsidizeFees: true, appFees: [{ recipient: self, fee: '100' }] }),
+    );
+    expect(code).toBe(200);
+    const app_ = (
+      quote as unknown as {
+        feeSponsorship: { quoted: { components: Record<string, { sponsored: string; userPays: string }> } };
+      }
+    ).feeSponsorship.quoted.components.app;
+    expect(BigInt(app_.sponsored)).toBeGreaterThan(0n);
+    await deposit(clients, a, quote);
+    await settle(quote.protocol.v2.orderId);
+    await waitForProjections(app);
+    const worker = app.app.get(AppFeesWorker);
+    while (await worker.accrual.step()) {
+      /* the fill's accrual */
+    }
+    // 1% of 10 USDC is 0.1 USDC of app fee; Ferry's cap paid `sponsored` of it, the user `userPays`.
+    expect(await available(self)).toBe(BigInt(app_.userPays));
+  });
 });

@@ -12,6 +12,7 @@ import { EVENT_STORE, type EventStore } from '../../../src/event-store/event-sto
 import type { TransactionType } from '../../../src/quotes/domain/pricing/fee-schedule.js';
 import { ExecuteRequestCommand } from '../../../src/requests/commands/execute-request.command.js';
 import type { RequestQuotedData } from '../../../src/requests/domain/request-events.js';
+import type { SponsorshipPhase } from '../../../src/requests/domain/records.js';
 import { sampleLifecycle, sampleQuote } from '../../../src/requests/domain/sample-requests.js';
 import { revenueShareViews } from '../../../src/revenue-share/revenue-share-view.js';
 import { startTestApp, type TestApp, waitForProjections } from '../../support/app.js';
@@ -41,12 +42,20 @@ describe('revenue share', () => {
   /** A successful request of `apiKeyId` worth `volumeUsd`, priced as `transactionType` with `platformUsd`. */
   const succeed = async (
     apiKeyId: string,
-    options: { volumeUsd: string; transactionType: TransactionType; platformUsd: string },
+    options: {
+      volumeUsd: string;
+      transactionType: TransactionType;
+      platformUsd: string;
+      feeSponsorship?: SponsorshipPhase;
+    },
   ): Promise<RequestQuotedData> => {
     n += 1;
     const sample = sampleQuote(n, { apiKeyId, appFeeBps: 0 });
     const quote: RequestQuotedData = {
       ...sample,
+      ...(options.feeSponsorship
+        ? { feeSponsorship: options.feeSponsorship, sponsorshipCurrency: sample.currencyIn.currency }
+        : {}),
       transactionType: options.transactionType,
       currencyIn: { ...sample.currencyIn, amountUsd: options.volumeUsd },
       fees: {
@@ -262,5 +271,50 @@ describe('revenue share', () => {
     expect(bad.json()).toMatchObject({ errorCode: 'INVALID_INPUT' });
     const unauthenticated = await app.http.inject({ method: 'GET', url: '/admin/api-keys/revenue-share' });
     expect(unauthenticated.statusCode).toBe(401);
+  });
+
+  it("attack: the platform fee the key sponsored (from Ferry's cap or its own balance) earns no share", async () => {
+    // Sponsorship pays the platform fee instead of the user: without a sponsor address Ferry's own cap does, so Ferry
+    // never receives it; with one, the integrator would discount its users with its share (the spec forbids it).
+    const sponsoring = (sponsored: string, userPays: string): SponsorshipPhase => {
+      const none = { selected: false, total: '0', sponsored: '0', userPays: '0' };
+      const usdc = sampleQuote(1).currencyIn;
+      const amount = (units: string) => ({
+        ...usdc,
+        amount: units,
+        amountFormatted: units,
+        amountUsd: units,
+      });
+      return {
+        selectedComponents: ['platform'],
+        capHit: false,
+        components: {
+          execution: none,
+          swap: none,
+          app: none,
+          rent: none,
+          platform: { selected: true, total: '6123457', sponsored, userPays },
+        },
+        sponsoredTotal: amount(sponsored),
+        userPaysTotal: amount(userPays),
+        maxSubsidizationAmount: '100000000',
+      };
+    };
+    const major = { transactionType: 'major-swap' as const, volumeUsd: '10205.76', platformUsd: '6.123457' };
+    const whole = await succeed(tier2, { ...major, feeSponsorship: sponsoring('6123457', '0') });
+    const half = await succeed(tier2, { ...major, feeSponsorship: sponsoring('3061728', '3061729') });
+    await settled();
+    await waitFor(
+      async () => (await sharesOf(PAYOUT.tier2)).some((share) => share.requestId === half.requestId),
+      'the half-sponsored share',
+      20_000,
+    );
+    const shares = await sharesOf(PAYOUT.tier2);
+    expect(shares.some((share) => share.requestId === whole.requestId)).toBe(false);
+    // 50% of the 3.061729 USD of platform fee the user paid: 1.5308645, credited rounded down.
+    expect(shares.find((share) => share.requestId === half.requestId)).toMatchObject({
+      platformFeeUsd: '3.061729',
+      amount: '1530864',
+    });
   });
 });
