@@ -1,18 +1,18 @@
 import {
   type Address,
   type BaseError,
-  createPublicClient,
   decodeErrorResult,
   encodeFunctionData,
   type Hex,
-  http,
   isAddressEqual,
   type PublicClient,
   zeroAddress,
 } from 'viem';
+import { SharedReads } from '../common/shared-reads.js';
 import { callSandboxAbi, sandboxOf } from './abi/call-executor.js';
 import { erc20Abi } from './abi/erc20.js';
 import type { ChainCurrency, ChainInfo } from './chain.js';
+import { ReadClients } from './read-clients.js';
 
 export interface GasPrice {
   /** Price of one gas unit in the chain's smallest native unit (wei). */
@@ -28,32 +28,28 @@ export interface GasPrice {
  * allowance (null when the chain cannot tell).
  */
 export class ChainReader {
-  private readonly cache = new Map<number, { price: GasPrice; at: number }>();
-  private readonly pending = new Map<number, Promise<GasPrice>>();
-  private readonly clients = new Map<string, PublicClient>();
+  private readonly gasPrices: SharedReads<GasPrice>;
+  private readonly clients: ReadClients;
 
   constructor(
-    private readonly options: { readonly cacheMs: number; readonly timeoutMs: number },
-    private readonly now: () => number = Date.now,
-  ) {}
+    options: { readonly cacheMs: number; readonly timeoutMs: number },
+    now: () => number = Date.now,
+  ) {
+    this.gasPrices = new SharedReads(options.cacheMs, now);
+    this.clients = new ReadClients(options.timeoutMs);
+  }
 
   gasPrice(chain: ChainInfo): Promise<GasPrice> {
     const fallback: GasPrice = { priceWei: BigInt(chain.gas.defaultPriceWei), source: 'default' };
-    if (chain.vmType !== 'evm' || !chain.rpcUrl) return Promise.resolve(fallback);
-    const cached = this.cache.get(chain.id);
-    if (cached && this.now() - cached.at < this.options.cacheMs) return Promise.resolve(cached.price);
-    const inFlight = this.pending.get(chain.id);
-    if (inFlight) return inFlight;
-    const read = this.read(chain.rpcUrl)
-      .then((priceWei): GasPrice => ({ priceWei, source: 'rpc' }))
-      .catch(() => fallback)
-      .then((price) => {
-        this.cache.set(chain.id, { price, at: this.now() });
-        this.pending.delete(chain.id);
-        return price;
-      });
-    this.pending.set(chain.id, read);
-    return read;
+    const { rpcUrl } = chain;
+    if (chain.vmType !== 'evm' || !rpcUrl) return Promise.resolve(fallback);
+    return this.gasPrices.get(String(chain.id), () =>
+      this.clients
+        .of(rpcUrl)
+        .getGasPrice()
+        .then((priceWei): GasPrice => ({ priceWei, source: 'rpc' }))
+        .catch(() => fallback),
+    );
   }
 
   /** The wallet's balance of a currency in its smallest unit, or null when the chain cannot tell. */
@@ -138,22 +134,7 @@ export class ChainReader {
   /** One client per RPC URL, reused by every read (gas, balance, allowance). */
   private client(chain: ChainInfo): PublicClient | null {
     if (chain.vmType !== 'evm' || !chain.rpcUrl) return null;
-    return this.clientFor(chain.rpcUrl);
-  }
-
-  private read(url: string): Promise<bigint> {
-    return this.clientFor(url).getGasPrice();
-  }
-
-  private clientFor(url: string): PublicClient {
-    let client = this.clients.get(url);
-    if (!client) {
-      client = createPublicClient({
-        transport: http(url, { timeout: this.options.timeoutMs, retryCount: 0 }),
-      }) as PublicClient;
-      this.clients.set(url, client);
-    }
-    return client;
+    return this.clients.of(chain.rpcUrl);
   }
 }
 

@@ -1,4 +1,5 @@
 import { createSolanaRpc, isBlockhash, type Rpc, type SolanaRpcApi } from '@solana/kit';
+import { SharedReads } from '../../common/shared-reads.js';
 import type { ChainInfo } from '../chain.js';
 
 export interface SvmBlockhash {
@@ -19,39 +20,31 @@ export interface SvmBlockhashUnavailable {
  * timeout per period rather than one per quote. Never invents a blockhash: without an answer the quote is refused.
  */
 export class SvmBlockhashReader {
-  private readonly cache = new Map<number, { result: SvmBlockhash | SvmBlockhashUnavailable; at: number }>();
-  private readonly pending = new Map<number, Promise<SvmBlockhash | SvmBlockhashUnavailable>>();
+  private readonly blockhashes: SharedReads<SvmBlockhash | SvmBlockhashUnavailable>;
   private readonly clients = new Map<string, Rpc<SolanaRpcApi>>();
 
   constructor(
     private readonly options: { readonly cacheMs: number; readonly timeoutMs: number },
-    private readonly now: () => number = Date.now,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.blockhashes = new SharedReads(options.cacheMs, now);
+  }
 
   latestBlockhash(chain: ChainInfo): Promise<SvmBlockhash | SvmBlockhashUnavailable> {
     if (chain.vmType !== 'svm') throw new TypeError(`Chain ${chain.id} is not an SVM chain`);
-    if (!chain.rpcUrl) {
+    const { rpcUrl } = chain;
+    if (!rpcUrl) {
       return Promise.resolve({
         unavailable: 'not-configured',
         detail: `no RPC is configured for chain ${chain.id} (set ${chain.rpcUrlVariable ?? 'its RPC URL variable'})`,
       });
     }
-    const cached = this.cache.get(chain.id);
-    if (cached && this.now() - cached.at < this.options.cacheMs) return Promise.resolve(cached.result);
-    const inFlight = this.pending.get(chain.id);
-    if (inFlight) return inFlight;
-    const read = this.read(chain.rpcUrl)
-      .catch((error: unknown): SvmBlockhashUnavailable => ({
+    return this.blockhashes.get(String(chain.id), () =>
+      this.read(rpcUrl).catch((error: unknown): SvmBlockhashUnavailable => ({
         unavailable: 'rpc-failed',
         detail: `the RPC of chain ${chain.id} did not answer getLatestBlockhash: ${(error as Error).message}`,
-      }))
-      .then((result) => {
-        this.cache.set(chain.id, { result, at: this.now() });
-        this.pending.delete(chain.id);
-        return result;
-      });
-    this.pending.set(chain.id, read);
-    return read;
+      })),
+    );
   }
 
   private async read(url: string): Promise<SvmBlockhash> {

@@ -1,10 +1,11 @@
-import { createPublicClient, http, type PublicClient } from 'viem';
 import {
   PriceFeedReadError,
   readPriceFeed,
   type ReadPriceFeedReturnType,
 } from '../../../../chains/read-price-feed.js';
 import type { Clock } from '../../../../common/clock.js';
+import { SharedReads } from '../../../../common/shared-reads.js';
+import { ReadClients } from '../../../../chains/read-clients.js';
 import type { PriceFeedConfig, PriceFeedsConfig } from '../../../../config/price-source-config.js';
 import type { Currency } from '../../../../requests/domain/records.js';
 import { currencyKey, type PriceSource } from '../price-source.js';
@@ -21,11 +22,6 @@ export interface ChainlinkPriceSourceOptions {
   readonly nowMs?: () => number;
 }
 
-interface CachedRead {
-  readonly at: number;
-  readonly read: Promise<ReadPriceFeedReturnType>;
-}
-
 /**
  * A `PriceSource` reading Chainlink-style USD feeds (`AggregatorV3Interface`) through viem. The currency's feed is
  * its (chainId, address) override, else its symbol's; without one the price is refused (`no-feed`), never guessed.
@@ -39,15 +35,15 @@ interface CachedRead {
  */
 export class ChainlinkPriceSource implements PriceSource {
   private readonly byCurrency: ReadonlyMap<string, string>;
-  private readonly cache = new Map<string, CachedRead>();
-  private readonly clients = new Map<string, PublicClient>();
-  private readonly nowMs: () => number;
+  private readonly reads: SharedReads<ReadPriceFeedReturnType>;
+  private readonly clients: ReadClients;
 
   constructor(private readonly options: ChainlinkPriceSourceOptions) {
     this.byCurrency = new Map(
       options.config.overrides.map((override) => [currencyKey(override), override.feed]),
     );
-    this.nowMs = options.nowMs ?? Date.now;
+    this.reads = new SharedReads(options.config.cacheMs, options.nowMs);
+    this.clients = new ReadClients(options.timeoutMs);
   }
 
   async usdPrice(currency: Currency): Promise<string> {
@@ -94,35 +90,12 @@ export class ChainlinkPriceSource implements PriceSource {
   }
 
   private read(feed: PriceFeedConfig): Promise<ReadPriceFeedReturnType> {
-    const key = `${feed.chainId}:${feed.address}`;
-    const cached = this.cache.get(key);
-    const now = this.nowMs();
-    // With cacheMs 0 an entry exists only while its read is in flight: concurrent quotes still share it.
-    if (cached && (this.options.config.cacheMs === 0 || now - cached.at < this.options.config.cacheMs)) {
-      return cached.read;
-    }
-    const read = readPriceFeed({
-      client: this.client(feed.rpcUrl),
-      address: feed.address,
-      timeoutMs: this.options.timeoutMs,
-    });
-    this.cache.set(key, { at: now, read });
-    read
-      .catch(() => undefined)
-      .finally(() => {
-        if (this.options.config.cacheMs === 0 && this.cache.get(key)?.read === read) this.cache.delete(key);
-      });
-    return read;
-  }
-
-  private client(url: string): PublicClient {
-    let client = this.clients.get(url);
-    if (!client) {
-      client = createPublicClient({
-        transport: http(url, { timeout: this.options.timeoutMs, retryCount: 0 }),
-      }) as PublicClient;
-      this.clients.set(url, client);
-    }
-    return client;
+    return this.reads.get(`${feed.chainId}:${feed.address}`, () =>
+      readPriceFeed({
+        client: this.clients.of(feed.rpcUrl),
+        address: feed.address,
+        timeoutMs: this.options.timeoutMs,
+      }),
+    );
   }
 }
