@@ -1,5 +1,7 @@
 import { type Address, isAddressEqual, parseEventLogs, type TransactionReceipt } from 'viem';
 import { erc20Abi } from '../chains/abi/erc20.js';
+import { currencyKey } from '../quotes/domain/pricing/price-source.js';
+import { rateOf, usdValue } from '../quotes/domain/pricing/valuation.js';
 import { Decimal, formatUnits, formatUsd, pow10 } from '../quotes/domain/pricing/decimal.js';
 import type { Amount, Currency, FeeComponent, FeePhase, PaidAppFee } from '../requests/domain/records.js';
 import type { RequestQuotedData } from '../requests/domain/request-events.js';
@@ -95,44 +97,35 @@ export function fillActuals(input: FillActualsInput): FillActuals {
   };
 }
 
-type Pricer = (currency: Currency) => Decimal | null;
+type Pricer = (currency: Currency) => string | null;
 
 /** The price source's price at fill time, else the quote's own price of that currency, else null. */
 function pricer(input: FillActualsInput): Pricer {
   const quoted = quotedPrices(input.quote);
   return (currency) => {
     const live = input.usdPriceOf(currency);
-    if (live !== null) {
-      const parsed = Decimal.parse(live);
-      if (parsed.isPositive()) return parsed;
-    }
-    return quoted.get(key(currency)) ?? null;
+    if (live !== null && Decimal.parse(live).isPositive()) return live;
+    return quoted.get(currencyKey(currency)) ?? null;
   };
 }
 
 /** USD per whole unit implied by the quote's own amounts (amountUsd ÷ amount), per currency. */
-function quotedPrices(quote: RequestQuotedData): Map<string, Decimal> {
-  const prices = new Map<string, Decimal>();
+function quotedPrices(quote: RequestQuotedData): Map<string, string> {
+  const prices = new Map<string, string>();
   for (const amount of [quote.currencyIn, quote.currencyOut]) {
     const units = BigInt(amount.amount);
     if (units <= 0n) continue;
     const usd = Decimal.parse(amount.amountUsd);
-    prices.set(
-      key(amount.currency),
-      usd.mul(Decimal.ratio(pow10(amount.currency.decimals), units, 'floor'), 'floor'),
-    );
+    const perUnit = usd.mul(Decimal.ratio(pow10(amount.currency.decimals), units, 'floor'), 'floor');
+    if (perUnit.isPositive()) prices.set(currencyKey(amount.currency), perUnit.toString());
   }
   return prices;
 }
 
-function key(currency: Currency): string {
-  return `${currency.chainId}:${currency.address.toLowerCase()}`;
-}
-
+/** The USD value of an amount at the pricer's price, rounded down; "0" for a currency nothing prices. */
 function usdOf(units: bigint, currency: Currency, price: Pricer): Decimal {
-  const perUnit = price(currency);
-  if (!perUnit) return Decimal.ZERO;
-  return perUnit.mul(Decimal.ratio(units, pow10(currency.decimals), 'floor'), 'floor');
+  const usdPrice = price(currency);
+  return usdPrice === null ? Decimal.ZERO : usdValue(units, { ...currency, usdPrice }, 'floor');
 }
 
 function amountOf(units: bigint, currency: Currency, price: Pricer, minimumAmount: string): Amount {
@@ -143,14 +136,4 @@ function amountOf(units: bigint, currency: Currency, price: Pricer, minimumAmoun
     amountUsd: formatUsd(usdOf(units, currency, price)),
     minimumAmount,
   };
-}
-
-/** Whole output units per whole input unit, rounded down to 18 decimals (as quotes state their rate). */
-function rateOf(amountIn: bigint, amountOut: bigint, currencyIn: Currency, currencyOut: Currency): string {
-  if (amountIn === 0n) return '0';
-  return Decimal.ratio(
-    amountOut * pow10(currencyIn.decimals),
-    amountIn * pow10(currencyOut.decimals),
-    'floor',
-  ).toString();
 }

@@ -3,7 +3,7 @@ import { erc20Abi } from '../chains/abi/erc20.js';
 import type { ChainInfo } from '../chains/chain.js';
 import { failpoint } from '../common/failpoints.js';
 import { failedCallOf, planFill, type TokenAllowance } from './call-execution.js';
-import type { Currency } from '../requests/domain/records.js';
+import { currencyKey } from '../quotes/domain/pricing/price-source.js';
 import type { RequestQuotedData } from '../requests/domain/request-events.js';
 import { requestFeatures } from '../requests/domain/request-features.js';
 import { actualSponsorship } from '../app-fees/sponsor-payment.js';
@@ -254,21 +254,25 @@ export class FillJob {
    * or has no price leaves that currency to the quote's own price (`fillActuals`): a success is recorded either way.
    */
   private async pricesAtFill(quote: RequestQuotedData, destination: ChainInfo): Promise<UsdPriceOf> {
-    const currencies = [
-      quote.currencyOut.currency,
-      quote.feeCurrency,
-      quote.appFeeCurrency,
-      destination.nativeCurrency,
-      this.deps.chains.chain(quote.originChainId).nativeCurrency,
-    ];
+    const currencies = new Map(
+      [
+        quote.currencyOut.currency,
+        quote.feeCurrency,
+        quote.appFeeCurrency,
+        destination.nativeCurrency,
+        this.deps.chains.chain(quote.originChainId).nativeCurrency,
+      ].map((currency) => [currencyKey(currency), currency]),
+    );
     const prices = new Map<string, string | null>();
     await Promise.all(
-      currencies.map(async (currency) => {
-        const price = this.deps.prices ? await this.deps.prices.usdPrice(currency).catch(() => null) : null;
-        prices.set(priceKey(currency), price);
+      [...currencies].map(async ([key, currency]) => {
+        prices.set(
+          key,
+          this.deps.prices ? await this.deps.prices.usdPrice(currency).catch(() => null) : null,
+        );
       }),
     );
-    return (currency) => prices.get(priceKey(currency)) ?? null;
+    return (currency) => prices.get(currencyKey(currency)) ?? null;
   }
 
   private async fail(
@@ -295,8 +299,4 @@ export class FillJob {
   private now(): string {
     return this.deps.clock.now().toISOString();
   }
-}
-
-function priceKey(currency: Pick<Currency, 'chainId' | 'address'>): string {
-  return `${currency.chainId}:${currency.address.toLowerCase()}`;
 }

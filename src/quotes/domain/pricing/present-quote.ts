@@ -1,5 +1,5 @@
 import type { FeeComponent, FeePhase, QuotedAppFee } from '../../../requests/domain/records.js';
-import { Decimal, formatPercent, formatUnits, formatUsd, pow10 } from './decimal.js';
+import { Decimal, formatPercent, formatUnits, formatUsd } from './decimal.js';
 import { APP_FEE_EXTRA_SWAP_THRESHOLD_USD } from './fee-schedule.js';
 import { gasInNativeUnits } from './fees.js';
 import type { PricedCurrency } from './price-quote-input.js';
@@ -14,7 +14,7 @@ import type {
 } from './priced-quote.js';
 import { slippageTolerance } from './slippage.js';
 import { allocateSponsorship, sponsorshipPhases } from './sponsorship.js';
-import { toAmount, toCurrency, usdValue } from './valuation.js';
+import { rateOf, toAmount, toCurrency, usdValue } from './valuation.js';
 
 export interface PresentQuoteParameters {
   readonly context: QuoteContext;
@@ -132,21 +132,6 @@ function impact(usd: Decimal, inputUsd: Decimal): UsdImpact {
     ? Decimal.ZERO
     : Decimal.ratio(usd.scaled * 100n, inputUsd.scaled, 'halfExpand');
   return { usd: formatUsd(usd), percent: formatPercent(percent) };
-}
-
-/** Whole output units per whole input unit, rounded down to 18 decimals. */
-function rateOf(
-  amountIn: bigint,
-  amountOut: bigint,
-  currencyIn: PricedCurrency,
-  currencyOut: PricedCurrency,
-) {
-  if (amountIn === 0n) return '0';
-  return Decimal.ratio(
-    amountOut * pow10(currencyIn.decimals),
-    amountIn * pow10(currencyOut.decimals),
-    'floor',
-  ).toString();
 }
 
 /**

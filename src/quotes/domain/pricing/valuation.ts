@@ -66,6 +66,21 @@ export function convertUnits(units: bigint, from: Priced, to: Priced, rounding: 
   return applyRate(units, marketRate(from, to), rounding);
 }
 
+/** Whole output units per whole input unit, rounded down to 18 decimals (a quote's or a fill's `rate`). */
+export function rateOf(
+  amountIn: bigint,
+  amountOut: bigint,
+  currencyIn: { readonly decimals: number },
+  currencyOut: { readonly decimals: number },
+): string {
+  if (amountIn === 0n) return '0';
+  return Decimal.ratio(
+    amountOut * pow10(currencyIn.decimals),
+    amountIn * pow10(currencyOut.decimals),
+    'floor',
+  ).toString();
+}
+
 /** The spec's Currency object: what a priced chain currency shows in JSON (no price, no chain-config fields). */
 export function toCurrency(currency: Currency): Currency {
   const { chainId, address, symbol, name, decimals, metadata } = currency;
