@@ -24,7 +24,7 @@ export function decideDepositAddressTransfer(
   state: QuotedState,
   transfer: DepositAddressTransferData,
 ): (DepositAddressFunded | DepositAddressTransferRefused)[] {
-  if (!state.hasDepositAddress || state.depositAddressType === null) {
+  if (state.depositAddressType === null) {
     throw new RequestDomainError(
       'ILLEGAL_TRANSITION',
       `Request ${state.requestId} has no deposit address; transfer ${transfer.txHash} is not its`,

@@ -47,7 +47,6 @@ interface Quoted {
   readonly quoteExpiresAt: string;
   readonly depositConfirmationTimeoutSeconds: number;
   readonly fillDeadline: string;
-  readonly hasDepositAddress: boolean;
   /** `strict` or `open` with a deposit address, else null. */
   readonly depositAddressType: 'strict' | 'open' | null;
   /** Transfers into the deposit address already recorded (taken or refused). */
@@ -227,7 +226,6 @@ function quoted(e: RequestQuoted): Waiting {
     quoteExpiresAt: e.quoteExpiresAt,
     depositConfirmationTimeoutSeconds: e.depositConfirmationTimeoutSeconds,
     fillDeadline: e.fillDeadline,
-    hasDepositAddress: e.depositAddress !== null,
     depositAddressType: e.depositAddress?.type ?? null,
     addressTransfers: [],
     addressFunded: null,
