@@ -2,7 +2,7 @@ import { type Address, isAddressEqual, parseEventLogs, type TransactionReceipt }
 import { erc20Abi } from '../chains/abi/erc20.js';
 import { currencyKey } from '../quotes/domain/pricing/price-source.js';
 import { rateOf, usdValue } from '../quotes/domain/pricing/valuation.js';
-import { Decimal, formatUnits, formatUsd, pow10 } from '../quotes/domain/pricing/decimal.js';
+import { Decimal, divide, formatUnits, formatUsd } from '../quotes/domain/pricing/decimal.js';
 import type { Amount, Currency, FeeComponent, FeePhase, PaidAppFee } from '../requests/domain/records.js';
 import type { RequestQuotedData } from '../requests/domain/request-events.js';
 import { FLAT_EXECUTION_FEE_USD } from '../quotes/domain/pricing/fee-schedule.js';
@@ -57,7 +57,8 @@ export interface FillActuals {
  * against the deposit, the execution fee as it was spent (the flat 0.02 USD plus the fill's gas, and the deposit's
  * gas when Ferry's relayer sent it), and every amount valued at the price source's prices at fill time. A currency
  * the source cannot price is valued at the quote's own price of it (the amount's quoted USD per unit), never at a
- * made-up one; one the quote never priced reads "0".
+ * made-up one; one the quote never priced reads "0". Every USD value is written rounded down: app fees and revenue
+ * share are credited from these, and a half-up rounding would credit a unit more than was taken.
  */
 export function fillActuals(input: FillActualsInput): FillActuals {
   const { quote } = input;
@@ -78,54 +79,54 @@ export function fillActuals(input: FillActualsInput): FillActuals {
   const repriced = (component: FeeComponent): FeeComponent =>
     component.amount === undefined
       ? component
-      : { ...component, usd: formatUsd(usdOf(BigInt(component.amount), feeCurrency, price)) };
+      : { ...component, usd: formatUsd(usdOf(BigInt(component.amount), feeCurrency, price), 'floor') };
   return {
     currencyOut,
     rate: rateOf(input.deposited, input.paid, quote.currencyIn.currency, quote.currencyOut.currency),
     fees: {
       swap: repriced(fees.swap),
       // What executing cost: spent gas, not the estimate (the actual phase carries `usd` only here).
-      execution: { usd: formatUsd(Decimal.parse(FLAT_EXECUTION_FEE_USD).add(gasUsd)) },
+      execution: { usd: formatUsd(Decimal.parse(FLAT_EXECUTION_FEE_USD).add(gasUsd), 'floor') },
       platform: repriced(fees.platform),
       app: repriced(fees.app),
       sponsored: repriced(fees.sponsored),
     },
     appFees: quote.appFees.map((fee) => ({
       ...fee,
-      amountUsd: formatUsd(usdOf(BigInt(fee.amount), quote.appFeeCurrency, price)),
+      amountUsd: formatUsd(usdOf(BigInt(fee.amount), quote.appFeeCurrency, price), 'floor'),
     })),
   };
 }
 
-type Pricer = (currency: Currency) => string | null;
+/** The USD value of an amount of a currency, rounded down, or null when nothing prices the currency. */
+type Pricer = (currency: Currency, units: bigint) => Decimal | null;
 
-/** The price source's price at fill time, else the quote's own price of that currency, else null. */
+/**
+ * The price source's price at fill time, else the quote's own valuation of that currency (its amountUsd scaled to
+ * the units asked, so the quoted amount is worth exactly what the quote said), else null.
+ */
 function pricer(input: FillActualsInput): Pricer {
-  const quoted = quotedPrices(input.quote);
-  return (currency) => {
-    const live = input.usdPriceOf(currency);
-    if (live !== null && Decimal.parse(live).isPositive()) return live;
-    return quoted.get(currencyKey(currency)) ?? null;
+  const quoted = new Map(
+    [input.quote.currencyIn, input.quote.currencyOut]
+      .filter((amount) => BigInt(amount.amount) > 0n)
+      .map((amount) => [currencyKey(amount.currency), amount] as const),
+  );
+  return (currency, units) => {
+    const usdPrice = input.usdPriceOf(currency);
+    if (usdPrice !== null && Decimal.parse(usdPrice).isPositive()) {
+      return usdValue(units, { ...currency, usdPrice }, 'floor');
+    }
+    const amount = quoted.get(currencyKey(currency));
+    if (!amount) return null;
+    return Decimal.fromScaled(
+      divide(Decimal.parse(amount.amountUsd).scaled * units, BigInt(amount.amount), 'floor'),
+    );
   };
-}
-
-/** USD per whole unit implied by the quote's own amounts (amountUsd ÷ amount), per currency. */
-function quotedPrices(quote: RequestQuotedData): Map<string, string> {
-  const prices = new Map<string, string>();
-  for (const amount of [quote.currencyIn, quote.currencyOut]) {
-    const units = BigInt(amount.amount);
-    if (units <= 0n) continue;
-    const usd = Decimal.parse(amount.amountUsd);
-    const perUnit = usd.mul(Decimal.ratio(pow10(amount.currency.decimals), units, 'floor'), 'floor');
-    if (perUnit.isPositive()) prices.set(currencyKey(amount.currency), perUnit.toString());
-  }
-  return prices;
 }
 
 /** The USD value of an amount at the pricer's price, rounded down; "0" for a currency nothing prices. */
 function usdOf(units: bigint, currency: Currency, price: Pricer): Decimal {
-  const usdPrice = price(currency);
-  return usdPrice === null ? Decimal.ZERO : usdValue(units, { ...currency, usdPrice }, 'floor');
+  return price(currency, units) ?? Decimal.ZERO;
 }
 
 function amountOf(units: bigint, currency: Currency, price: Pricer, minimumAmount: string): Amount {
@@ -133,7 +134,7 @@ function amountOf(units: bigint, currency: Currency, price: Pricer, minimumAmoun
     currency,
     amount: units.toString(),
     amountFormatted: formatUnits(units, currency.decimals),
-    amountUsd: formatUsd(usdOf(units, currency, price)),
+    amountUsd: formatUsd(usdOf(units, currency, price), 'floor'),
     minimumAmount,
   };
 }

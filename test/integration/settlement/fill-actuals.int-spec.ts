@@ -2,7 +2,6 @@ import { type Address, type Hex, parseEventLogs } from 'viem';
 import { ApiKeysService } from '../../../src/api-keys/api-keys.service.js';
 import { erc20Abi } from '../../../src/chains/abi/erc20.js';
 import { RequestsV2Service } from '../../../src/history/v2/requests-v2.service.js';
-import { Decimal, formatUsd, pow10 } from '../../../src/quotes/domain/pricing/decimal.js';
 import { startTestApp, type TestApp, waitForProjections } from '../../support/app.js';
 import {
   ChainClients,
@@ -33,9 +32,14 @@ interface RecordV2 {
   };
 }
 
-/** USD of `units` (smallest unit, `decimals`) at `price` per whole unit, rounded down at 18 digits. */
-const usd = (units: bigint, decimals: number, price: string) =>
-  Decimal.parse(price).mul(Decimal.ratio(units, pow10(decimals), 'floor'), 'floor');
+/** `units` with `digits` decimals as the API writes decimals: "12.3456", "0.6", "7". */
+const decimalOf = (units: bigint, digits: number): string => {
+  const one = 10n ** BigInt(digits);
+  const fraction = (units % one).toString().padStart(digits, '0').replace(/0+$/, '');
+  return fraction ? `${units / one}.${fraction}` : `${units / one}`;
+};
+/** Millionths of a dollar as the API writes USD. */
+const usdOfMicros = (micros: bigint): string => decimalOf(micros, 6);
 
 /**
  * What a filled request's records call "actual" is what the chains show: the output the fill transaction moved, the
@@ -103,14 +107,14 @@ describe('fill actuals read from chain', () => {
     expect(v3.data.route.actual.destination.outputCurrency.amount).toBe(transaction.value.toString());
     expect(v2.data.metadata.currencyOut.amount).toBe(transaction.value.toString());
     expect(fill.fee).toBe(gas.toString());
-    const execution = formatUsd(Decimal.parse('0.02').add(usd(gas, 18, '3000')));
-    expect(v3.data.fees.actual.execution.usd).toBe(execution);
+    // 0.02 USD + the gas in ETH at 3000 USD, in millionths of a dollar, rounded down.
+    expect(v3.data.fees.actual.execution.usd).toBe(usdOfMicros(20_000n + (gas * 3000n) / 10n ** 12n));
     // The quote estimated the gas; the record says what it cost.
     expect(v3.data.fees.actual.execution.usd).not.toBe(v3.data.fees.quoted.execution.usd);
 
+    // 1% of 0.02 ETH is 0.0002 ETH, 0.60 USD at 3000 USD (not "0.0002" dollars).
     const [paid] = v3.data.appFees.actual;
-    expect(paid.amountUsd).toBe(formatUsd(usd(BigInt(paid.amount), 18, '3000')));
-    expect(Number(paid.amountUsd)).toBeGreaterThan(0.5); // 1% of 0.02 ETH at 3000 USD is 0.60 USD, not "0.0002".
+    expect(paid).toMatchObject({ amount: '200000000000000', amountUsd: '0.6' });
     expect(v2.data.paidAppFees).toEqual([expect.objectContaining({ amountUsd: paid.amountUsd })]);
 
     // What the records call paid is what the recipient's app-fee balance accrued: its USD in USDC (1 USD here),
@@ -120,7 +124,7 @@ describe('fill actuals read from chain', () => {
       const [balance] = (response.json() as { balances: { amount: string }[] }).balances;
       return BigInt(balance?.amount ?? '0') > 0n ? BigInt(balance.amount) : null;
     }, 'the app fee accrued');
-    expect(accrued).toBe(Decimal.parse(paid.amountUsd).scaled / 10n ** 12n);
+    expect(accrued).toBe(600_000n);
   });
 
   it('a USDC bridge: output = the Transfer logs out of the solver in the fill receipt, valued at 1 USD', async () => {
@@ -150,9 +154,9 @@ describe('fill actuals read from chain', () => {
     expect(await clients.balanceOf(b.chainId, b.deployment.usdc, recipient)).toBe(moved);
     const output = v3.data.route.actual.destination.outputCurrency;
     expect(output.amount).toBe(moved.toString());
-    expect(output.amountUsd).toBe(formatUsd(usd(moved, 6, '1')));
+    expect(output.amountUsd).toBe(usdOfMicros(moved)); // USDC at 1 USD: one unit is one millionth of a dollar
     expect(v2.data.metadata.currencyOut.amount).toBe(moved.toString());
     // The rate is what arrived per unit deposited.
-    expect(v3.data.route.actual.rate).toBe(Decimal.ratio(moved, 7_000_000n, 'floor').toString());
+    expect(v3.data.route.actual.rate).toBe(decimalOf((moved * 10n ** 18n) / 7_000_000n, 18));
   });
 });

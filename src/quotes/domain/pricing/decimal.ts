@@ -201,9 +201,12 @@ export function maxDecimal(a: Decimal, b: Decimal): Decimal {
   return a.gte(b) ? a : b;
 }
 
-/** A USD value as the API writes it: at most 6 decimals, half away from zero, trailing zeros trimmed. */
-export function formatUsd(value: Decimal): string {
-  return value.format(USD_FRACTION_DIGITS);
+/**
+ * A USD value as the API writes it: at most 6 decimals, trailing zeros trimmed; half away from zero unless told
+ * (a value something is credited from is written rounded down).
+ */
+export function formatUsd(value: Decimal, rounding: Rounding = 'halfExpand'): string {
+  return value.format(USD_FRACTION_DIGITS, rounding);
 }
 
 /** A percentage as the API writes it: at most 4 decimals, half away from zero, trailing zeros trimmed. */
