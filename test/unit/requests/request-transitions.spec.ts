@@ -170,17 +170,9 @@ function commandFor(type: RequestEventType, from: RequestStatus | 'none'): Reque
       };
     case 'DepositAddressFunded':
     case 'DepositAddressTransferRefused':
-      // Which of the two a transfer produces is decided by the deposit-address rules (deposit-address-decide.spec).
-      return {
-        type: 'RecordDepositAddressTransfer',
-        data: {
-          ...tx,
-          address: quote.user,
-          depositor: quote.user,
-          amount: paid.amount,
-          detectedAt: '2026-11-01T00:00:30.000Z',
-        },
-      };
+      throw new Error(
+        `${type} is decided by the deposit-address rules (deposit-address-decide.spec), not this table`,
+      );
   }
 }
 

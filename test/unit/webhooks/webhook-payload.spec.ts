@@ -212,7 +212,7 @@ describe('buildStatusPayload', () => {
     expect(after.data.depositAddress).toEqual({
       address: address.address,
       depositAddressType: 'strict',
-      depositor: expect.stringMatching(/^0x[0-9a-f]{40}$/i),
+      depositor: withAddress.user, // the depositor of the confirmed deposit (sampleLifecycle's)
       depositTxHash: addressPaths.depositHash,
     });
     expect(Object.keys(after.data.depositAddress!)).toEqual([
