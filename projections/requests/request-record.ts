@@ -1,4 +1,3 @@
-import { requestFeatures } from '../../src/requests/domain/request-features.js';
 import type { RecordedEvent } from '../../src/event-store/event-store.js';
 import type {
   DepositConfirmedData,
@@ -28,6 +27,7 @@ import type {
   SponsorshipPhase,
 } from '../../src/requests/domain/records.js';
 import { nextStatus, type RequestStatus } from '../../src/requests/domain/request-status.js';
+import { requestFeatures } from '../../src/requests/domain/request-features.js';
 
 /** A transaction in a v3 record's `inTxs` / `outTxs`. */
 export interface RecordTx {

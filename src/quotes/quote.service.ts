@@ -44,16 +44,16 @@ interface Priced {
 }
 
 /**
- * Quotes: resolve the request against the chain registry, price it (pure domain: `priceQuote`), build the order
- * and the steps (pure: `buildOrder`, `buildSteps`), record the request (`RecordQuote` through the command bus, so the
- * request exists as `waiting` before its id is handed out) and answer. `/price` stops before the order.
- */
-/**
  * How long after its quote expired a deposit address is still watched: a transfer that arrives late is seen and
  * given back rather than left for the recovery address (docs/deposit-addresses.md).
  */
 const DEPOSIT_ADDRESS_WATCH_GRACE_MS = 7 * 24 * 3_600_000;
 
+/**
+ * Quotes: resolve the request against the chain registry, price it (pure domain: `priceQuote`), build the order
+ * and the steps (pure: `buildOrder`, `buildSteps`), record the request (`RecordQuote` through the command bus, so the
+ * request exists as `waiting` before its id is handed out) and answer. `/price` stops before the order.
+ */
 @Injectable()
 export class QuoteService {
   private readonly chains: ChainRegistry;

@@ -2,17 +2,16 @@ import { type Address, encodeFunctionData, type Hex } from 'viem';
 import { depositAddressFactoryAbi } from '../chains/abi/deposit-address-factory.js';
 import type { ChainInfo } from '../chains/chain.js';
 import { failpoint } from '../common/failpoints.js';
-import { Decimal, pow10 } from '../quotes/domain/pricing/decimal.js';
+import { usdValue } from '../quotes/domain/pricing/valuation.js';
 import type { Currency } from '../requests/domain/records.js';
 import { depositAddressMode } from '../quotes/domain/steps/deposit-address.js';
-import { requestStreamId } from '../requests/domain/request.aggregate.js';
 import type {
   DepositAddressFundedData,
   DepositAddressTransferRefusedData,
   RequestQuotedData,
 } from '../requests/domain/request-events.js';
-import type { RequestEventType } from '../requests/domain/request-events.js';
-import { nextStatus, type RequestStatus } from '../requests/domain/request-status.js';
+import type { RequestStatus } from '../requests/domain/request-status.js';
+import { readRequestFacts } from './request-facts.js';
 import { isRevert, type JobOutcome, type SolverJobDeps } from './solver-job.js';
 import { type ClaimedJob, jobKey } from './solver-jobs.js';
 import type { JournalEntry, TxIntent } from './transaction-journal.js';
@@ -171,14 +170,13 @@ export class DepositAddressJob {
         `give-back of ${amount} of ${token}: no USD price to weigh it against its gas`,
       );
     }
-    const worth = tokenUsd.mul(Decimal.ratio(amount, pow10(currency.decimals), 'floor'), 'floor');
-    const cost = nativeUsd.mul(Decimal.ratio(gas, pow10(origin.nativeCurrency.decimals), 'ceil'), 'ceil');
+    const worth = usdValue(amount, { ...currency, usdPrice: tokenUsd }, 'floor');
+    const cost = usdValue(gas, { ...origin.nativeCurrency, usdPrice: nativeUsd }, 'ceil');
     return worth.lt(cost);
   }
 
-  private async usdPrice(currency: Currency): Promise<Decimal | null> {
-    const price = this.deps.prices ? await this.deps.prices.usdPrice(currency).catch(() => null) : null;
-    return price === null ? null : Decimal.parse(price);
+  private usdPrice(currency: Currency): Promise<string | null> {
+    return this.deps.prices ? this.deps.prices.usdPrice(currency).catch(() => null) : Promise.resolve(null);
   }
 
   private factoryCall(factory: string, data: Hex): TxIntent {
@@ -208,17 +206,13 @@ export class DepositAddressJob {
   /** The request's quote, the transfer named by the job's key (`<chainId>:<txHash>:<0|surplus>`), its status. */
   private async facts(job: ClaimedJob): Promise<AddressFacts> {
     const [chainId, txHash] = job.depositKey.split(':');
-    const events = await this.deps.store.readStream(requestStreamId(job.requestId));
-    let quote: RequestQuotedData | null = null;
+    const { quote, status, events } = await readRequestFacts(this.deps.store, job.requestId);
     let funded: DepositAddressFundedData | null = null;
     let refused: DepositAddressTransferRefusedData | null = null;
-    let status: RequestStatus | 'none' = 'none';
     let expiredSinceFunded = false;
     const isTransfer = (data: { chainId: number; txHash: string }) =>
       String(data.chainId) === chainId && data.txHash.toLowerCase() === txHash;
     for (const event of events) {
-      status = nextStatus(status, event.type as RequestEventType) ?? status;
-      if (event.type === 'RequestQuoted') quote = event.data as RequestQuotedData;
       if (event.type === 'RequestExpired' && funded) expiredSinceFunded = true;
       if (event.type === 'DepositAddressFunded' && isTransfer(event.data as DepositAddressFundedData)) {
         funded = event.data as DepositAddressFundedData;
@@ -230,7 +224,6 @@ export class DepositAddressJob {
         refused = event.data as DepositAddressTransferRefusedData;
       }
     }
-    if (!quote) throw new Error(`No quote for request ${job.requestId}`);
-    return { quote, funded, refused, status: status as RequestStatus, expiredSinceFunded };
+    return { quote, funded, refused, status, expiredSinceFunded };
   }
 }

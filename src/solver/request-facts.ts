@@ -1,4 +1,4 @@
-import type { EventStore } from '../event-store/event-store.js';
+import type { EventStore, RecordedEvent } from '../event-store/event-store.js';
 import { requestStreamId } from '../requests/domain/request.aggregate.js';
 import type { DepositConfirmedData, RequestQuotedData } from '../requests/domain/request-events.js';
 import type { RequestEventType } from '../requests/domain/request-events.js';
@@ -11,6 +11,8 @@ export interface RequestFacts {
   readonly status: RequestStatus;
   /** The fill transaction recorded as submitted, if any. */
   readonly fillTxHash: string | null;
+  /** The stream it was folded from, for jobs that need more of it. */
+  readonly events: readonly RecordedEvent[];
 }
 
 /** Reads a request's stream and folds what the solver needs (statuses follow the domain's transition table). */
@@ -26,5 +28,11 @@ export async function readRequestFacts(store: EventStore, requestId: string): Pr
     if (event.type === 'DepositConfirmed') deposit = event.data as DepositConfirmedData;
     if (event.type === 'FillSubmitted') fillTxHash = (event.data as { txHash: string }).txHash;
   }
-  return { quote: quoted.data as RequestQuotedData, deposit, status: status as RequestStatus, fillTxHash };
+  return {
+    quote: quoted.data as RequestQuotedData,
+    deposit,
+    status: status as RequestStatus,
+    fillTxHash,
+    events,
+  };
 }

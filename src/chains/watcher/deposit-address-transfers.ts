@@ -105,18 +105,7 @@ export async function depositAddressTransfers(
       const requestId = tx.to ? watched.get(tx.to.toLowerCase()) : undefined;
       if (!requestId || tx.value === 0n) continue;
       const receipt = await client.getTransactionReceipt({ hash: tx.hash });
-      if (receipt.status !== 'success') continue;
-      transfers.push({
-        requestId,
-        address: getAddress(tx.to!),
-        txHash: tx.hash,
-        depositor: getAddress(tx.from),
-        amount: tx.value,
-        currency: zeroAddress,
-        block: Number(number),
-        timestamp: Number(block.timestamp),
-        fee: receipt.gasUsed * receipt.effectiveGasPrice,
-      });
+      if (receipt.status === 'success') transfers.push(nativeTransfer(requestId, tx, receipt, block));
     }
   }
   return transfers;
@@ -138,7 +127,16 @@ export async function depositAddressTransferOf(
     client.getTransactionReceipt({ hash }),
     client.getBlock({ blockNumber: tx.blockNumber }),
   ]);
-  if (receipt.status !== 'success') return null;
+  return receipt.status === 'success' ? nativeTransfer(requestId, tx, receipt, block) : null;
+}
+
+/** A successful transaction with value into a watched address, as the transfer the watcher records. */
+function nativeTransfer(
+  requestId: string,
+  tx: { readonly hash: Hash; readonly to: Address | null; readonly from: Address; readonly value: bigint },
+  receipt: { readonly gasUsed: bigint; readonly effectiveGasPrice: bigint },
+  block: { readonly number: bigint | null; readonly timestamp: bigint },
+): DepositAddressTransfer {
   return {
     requestId,
     address: getAddress(tx.to!),
@@ -146,7 +144,7 @@ export async function depositAddressTransferOf(
     depositor: getAddress(tx.from),
     amount: tx.value,
     currency: zeroAddress,
-    block: Number(tx.blockNumber),
+    block: Number(block.number),
     timestamp: Number(block.timestamp),
     fee: receipt.gasUsed * receipt.effectiveGasPrice,
   };
