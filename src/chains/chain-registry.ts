@@ -347,8 +347,8 @@ function parseChain(fields: Fields, context: Context): ParsedChain {
     wsRpcUrl,
     explorerUrl: fields.url('explorerUrl', ['http:', 'https:']),
     depository: fields.address('depository', vmType, 'wallet'),
-    ...callExecutor(fields, vmType, context),
-    ...depositAddressFactory(fields, vmType, context),
+    ...optionalEvmContract('callExecutor', fields, vmType, context),
+    ...optionalEvmContract('depositAddressFactory', fields, vmType, context),
     solver: fields.address('solver', vmType, 'wallet'),
     depositEnabled: fields.boolean('depositEnabled'),
     finality: {
@@ -373,22 +373,19 @@ function parseChain(fields: Fields, context: Context): ParsedChain {
   };
 }
 
-/** `callExecutor`: an EVM contract address, or absent / empty (this chain fills no destination calls). */
-function callExecutor(fields: Fields, vmType: VmType, context: Context): { callExecutor?: string } {
-  if (!fields.has('callExecutor') || fields.string('callExecutor', true) === '') return {};
-  if (vmType !== 'evm') throw context.fail(fields.at('callExecutor'), 'is for EVM chains only');
-  return { callExecutor: fields.address('callExecutor', vmType, 'wallet') };
-}
-
-/** `depositAddressFactory`: an EVM contract address, or absent / empty (no deposit addresses on this chain). */
-function depositAddressFactory(
+/**
+ * An optional contract of Ferry's on an EVM chain (`callExecutor`: none → no destination calls here;
+ * `depositAddressFactory`: none → no deposit addresses here): its address, or nothing when absent or empty.
+ */
+function optionalEvmContract<K extends 'callExecutor' | 'depositAddressFactory'>(
+  key: K,
   fields: Fields,
   vmType: VmType,
   context: Context,
-): { depositAddressFactory?: string } {
-  if (!fields.has('depositAddressFactory') || fields.string('depositAddressFactory', true) === '') return {};
-  if (vmType !== 'evm') throw context.fail(fields.at('depositAddressFactory'), 'is for EVM chains only');
-  return { depositAddressFactory: fields.address('depositAddressFactory', vmType, 'wallet') };
+): { [P in K]?: string } {
+  if (!fields.has(key) || fields.string(key, true) === '') return {};
+  if (vmType !== 'evm') throw context.fail(fields.at(key), 'is for EVM chains only');
+  return { [key]: fields.address(key, vmType, 'wallet') } as { [P in K]?: string };
 }
 
 function parseCurrency(fields: Fields, chainId: number, vmType: VmType, native: boolean): ChainCurrency {
@@ -625,6 +622,9 @@ function withRpcUrlVariables(resolved: unknown, raw: unknown): unknown {
  * Replaces depository, solver and currency addresses with those in `configs/devnet.addresses.json`, recording each
  * replaced path in `origins` so a bad value is reported against the overrides file.
  */
+/** The addresses `npm run devnet` writes per chain (beside `currencies`), replacing the chains file's. */
+const DEVNET_ADDRESS_KEYS = ['depository', 'callExecutor', 'depositAddressFactory', 'solver'] as const;
+
 function applyDevnetAddresses(value: unknown, overrides: unknown, file: string, origins: Origins): unknown {
   const fail = (path: string, problem: string) => new ConfigError(`${file}: ${path}`, problem);
   if (!isObject(overrides) || !isObject(overrides.chains)) {
@@ -637,7 +637,7 @@ function applyDevnetAddresses(value: unknown, overrides: unknown, file: string, 
     if (index < 0) throw fail(`chains.${chainId}`, 'names no chain of the chains file');
     if (!isObject(entry)) throw fail(`chains.${chainId}`, 'must be an object');
     const unknown = Object.keys(entry).find(
-      (key) => !['depository', 'callExecutor', 'depositAddressFactory', 'solver', 'currencies'].includes(key),
+      (key) => !([...DEVNET_ADDRESS_KEYS, 'currencies'] as readonly string[]).includes(key),
     );
     if (unknown) {
       throw fail(
@@ -646,7 +646,7 @@ function applyDevnetAddresses(value: unknown, overrides: unknown, file: string, 
       );
     }
     const chain = { ...(chains[index] as Json) };
-    for (const key of ['depository', 'callExecutor', 'depositAddressFactory', 'solver'] as const) {
+    for (const key of DEVNET_ADDRESS_KEYS) {
       if (entry[key] === undefined) continue;
       if (typeof entry[key] !== 'string') throw fail(`chains.${chainId}.${key}`, 'must be a string');
       chain[key] = entry[key];
