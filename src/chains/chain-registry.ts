@@ -618,13 +618,13 @@ function withRpcUrlVariables(resolved: unknown, raw: unknown): unknown {
   };
 }
 
+/** The addresses `npm run devnet` writes per chain (beside `currencies`), replacing the chains file's. */
+const DEVNET_ADDRESS_KEYS = ['depository', 'callExecutor', 'depositAddressFactory', 'solver'] as const;
+
 /**
  * Replaces depository, solver and currency addresses with those in `configs/devnet.addresses.json`, recording each
  * replaced path in `origins` so a bad value is reported against the overrides file.
  */
-/** The addresses `npm run devnet` writes per chain (beside `currencies`), replacing the chains file's. */
-const DEVNET_ADDRESS_KEYS = ['depository', 'callExecutor', 'depositAddressFactory', 'solver'] as const;
-
 function applyDevnetAddresses(value: unknown, overrides: unknown, file: string, origins: Origins): unknown {
   const fail = (path: string, problem: string) => new ConfigError(`${file}: ${path}`, problem);
   if (!isObject(overrides) || !isObject(overrides.chains)) {
