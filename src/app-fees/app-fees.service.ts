@@ -9,9 +9,6 @@ import { APP_CONFIG } from '../config/config.module.js';
 import { DATABASE, type Database } from '../database/database.js';
 import { AggregateRepository } from '../event-store/aggregate-repository.js';
 import { EVENT_STORE, type EventStore } from '../event-store/event-store.js';
-import { appFeeClaimsProjection } from '../../projections/app-fee-balances/app-fee-balances.projection.js';
-import type { Projection } from '../../projections/projection.js';
-import { projectionStatus } from '../../projections/runner/projection-status.js';
 import { quotePriceSource } from '../quotes/quote-price-source.js';
 import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
 import type { Amount } from '../requests/domain/records.js';
@@ -34,12 +31,6 @@ import { usdFeeToUsdcUnits } from './domain/usdc-conversion.js';
 import { Decimal, fromUnits } from '../quotes/domain/pricing/decimal.js';
 
 const UNDEFINED_TABLE = '42P01';
-
-/**
- * Longest `POST /execute/permits` waits for a just-made claim to become readable (the claims projection catching up).
- * 5 s was too short on a loaded 2-core machine: the SDK's claim right after the answer got a 404.
- */
-const CLAIM_READ_WAIT_MS = 30_000;
 
 export interface AppFeeBalances {
   readonly balances: Amount[];
@@ -200,8 +191,11 @@ export class AppFeesService {
    */
   async authorize(claimId: string, signature: Hex): Promise<ClaimExecution> {
     const id = claimId.toLowerCase();
-    const claim = await this.findClaim(id);
-    if (!claim) throw new ApiError('NOT_FOUND', `No app-fee claim ${claimId}`);
+    // The claim's own stream holds its terms from the moment it was answered: no read model to wait for.
+    const [openedEvent] = await this.store.readStream(appFeeClaimStreamId(id), { maxCount: 1 });
+    if (openedEvent?.type !== 'AppFeeClaimOpened')
+      throw new ApiError('NOT_FOUND', `No app-fee claim ${claimId}`);
+    const claim = openedEvent.data as AppFeeClaimOpenedData;
     // Checked on the base chain, where balances are kept, never on the payout chain the claim names: a contract at
     // the claim address on another chain may have another owner (a replayed or counterfactual deployment), and
     // anyone may open a claim payable there (test/integration/app-fees/app-fee-claim-chain-of-signature.int-spec.ts).
@@ -225,16 +219,11 @@ export class AppFeesService {
       );
     }
     const payouts = this.treasury();
-    // The terms as opened, from the claim's own stream (claims reserved unsigned by older code have none).
-    const [openedEvent] = await this.store.readStream(appFeeClaimStreamId(id), { maxCount: 1 });
-    const opened =
-      openedEvent?.type === 'AppFeeClaimOpened'
-        ? await this.atLowerPayout(openedEvent.data as AppFeeClaimOpenedData)
-        : undefined;
+    const opened = await this.atLowerPayout(claim);
     const account = await this.execute(claim.address, (aggregate) =>
       aggregate.handle({
         type: 'AuthorizeClaim',
-        data: { claimId: id, signature, at: this.clock.now().toISOString(), ...(opened ? { opened } : {}) },
+        data: { claimId: id, signature, at: this.clock.now().toISOString(), opened },
       }),
     );
     const outcome = await payouts.pay(
@@ -331,26 +320,6 @@ export class AppFeesService {
         `No USD price for ${currency.symbol} on ${currency.chainId}`,
       );
     return price;
-  }
-
-  /**
-   * A claim by id from the `app-fee-claims` projection. A wallet may sign and post the moment the claim is answered,
-   * before the projection applied it: while the projection still has events to apply, this waits for it (up to
-   * `CLAIM_READ_WAIT_MS`), so only a claim id the caught-up projection does not know is "not found".
-   */
-  private async findClaim(id: string): Promise<ClaimView | null> {
-    const deadline = Date.now() + CLAIM_READ_WAIT_MS;
-    for (;;) {
-      const rows = await this.read<{ state: ClaimView }>('SELECT state FROM app_fee_claims WHERE id = $1', [
-        id,
-      ]);
-      if (rows[0]) return rows[0].state;
-      const status = await projectionStatus(this.db, this.store, appFeeClaimsProjection as Projection, {
-        lagCap: 1,
-      });
-      if ((status.live && status.live.lagEvents === 0) || Date.now() > deadline) return null;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
   }
 
   /** A read-model query; before the projections' first build there is nothing to serve yet (503, not 500). */

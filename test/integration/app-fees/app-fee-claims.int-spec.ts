@@ -8,6 +8,7 @@ import { AggregateRepository } from '../../../src/event-store/aggregate-reposito
 import { EVENT_STORE, type EventStore } from '../../../src/event-store/event-store.js';
 import type { FillSucceededData } from '../../../src/requests/domain/request-events.js';
 import type { Clock } from '../../../src/common/clock.js';
+import { DATABASE, type Database } from '../../../src/database/database.js';
 import { startTestApp, type TestApp, waitForProjections } from '../../support/app.js';
 import {
   ChainClients,
@@ -88,6 +89,11 @@ describe('app-fee claims on local chains', () => {
       }[];
     };
   };
+  const eventCount = async () =>
+    Number(
+      (await app.app.get<Database>(DATABASE).query<{ n: string }>('SELECT count(*)::text AS n FROM events'))
+        .rows[0].n,
+    );
   const usdcOn31338 = (owner: Address) => clients.balanceOf(b.chainId, b.deployment.usdc, owner);
 
   beforeAll(async () => {
@@ -229,6 +235,18 @@ describe('app-fee claims on local chains', () => {
     expect(late.body).toMatchObject({ errorCode: 'NOTHING_TO_CLAIM' });
     expect(await usdcOn31338(CLAIMER.address)).toBe(1_000_000n);
     expect((await claim(CLAIMER.address)).body).toMatchObject({ errorCode: 'NOTHING_TO_CLAIM' });
+  });
+
+  it('a signed claim id nobody opened is 404 and nothing is appended', async () => {
+    const unknown = `0x${'9c'.repeat(32)}` as Hex;
+    const before = await eventCount();
+    const answer = await postJson(
+      app,
+      `/execute/permits?signature=${await CLAIMER.signMessage({ message: { raw: unknown } })}`,
+      { kind: 'claim', requestId: unknown },
+    );
+    expect(answer).toMatchObject({ code: 404, body: { errorCode: 'NOT_FOUND' } });
+    expect(await eventCount()).toBe(before);
   });
 
   it('an ERC-1271 wallet claim is paid when its owner signs, and a wallet whose owner did not sign is refused', async () => {
