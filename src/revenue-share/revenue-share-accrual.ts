@@ -6,16 +6,23 @@ import { usdToUsdcUnits } from '../app-fees/domain/usdc-conversion.js';
 import type { ChainCurrency } from '../chains/chain.js';
 import type { Database } from '../database/database.js';
 import type { AggregateRepository } from '../event-store/aggregate-repository.js';
+import { eventData, eventTypeOf } from '../event-store/domain-event.js';
 import {
   comparePositions,
   EventIdConflictError,
   type EventStore,
   type RecordedEvent,
+  WrongExpectedRevisionError,
 } from '../event-store/event-store.js';
 import { Decimal, formatUsd } from '../quotes/domain/pricing/decimal.js';
 import type { FillSucceededData, RequestQuotedData } from '../requests/domain/request-events.js';
 import { REVENUE_SHARE_WINDOW_DAYS, revenueShareUsd, tierOf } from './revenue-share-tiers.js';
 import { trailingVolumeUsd } from './trailing-volume.js';
+import {
+  RevenueShareDecided,
+  type RevenueShareDecidedData,
+  revenueShareStreamId,
+} from './revenue-share-decided.event.js';
 
 /** One request's revenue share, decided: where it goes and what it is (the `RevenueShareAccrued` payload less USDC). */
 export interface RevenueShareCredit {
@@ -46,7 +53,8 @@ const DAY_MS = 86_400_000;
  * request of a batch: the request's API key, if KYB-verified and with a payout address, earns its tier's share of
  * the request's platform fee. The tier is decided by the key's volume of requests that succeeded in the 30 days
  * before this one (this request excluded: a request cannot lift itself into a tier), read from the `api-key-volume`
- * projection once it has applied the batch, so the same log always decides the same shares.
+ * projection once it has applied the batch. Eligibility (KYB, payout address) is the key's when the share is first
+ * decided, and that decision is kept in the log (`RevenueShareDecided`), so replays credit the same address.
  */
 export class RevenueShareAccrual {
   constructor(
@@ -100,9 +108,9 @@ export class RevenueShareAccrual {
   }
 
   /**
-   * Credits each share to its payout address's account, once per request: the account takes a request once, and
-   * the event id (`revenue-share:<requestId>`) is unique in the log, so a replay after the key's payout address
-   * changed is refused rather than paid to a second address.
+   * Credits each share to its payout address's account, once per request: the address is the one decided for that
+   * request the first time (`RevenueShareDecided`, its own stream), and the account takes a request once, so a replay
+   * after the key's payout address changed credits nobody new.
    */
   async credit(
     credits: readonly RevenueShareCredit[],
@@ -111,7 +119,8 @@ export class RevenueShareAccrual {
   ): Promise<void> {
     for (const credit of credits) {
       const amount = usdToUsdcUnits(credit.amountUsd, usdcPrice, usdc.decimals);
-      const { address, ...data } = credit;
+      const { address: _current, ...data } = credit;
+      const address = await this.decidedAddress(credit);
       try {
         await this.accounts.execute(
           () => new AppFeeAccountAggregate(address),
@@ -131,6 +140,38 @@ export class RevenueShareAccrual {
         if (!(error instanceof EventIdConflictError)) throw error;
       }
     }
+  }
+
+  /** The payout address decided for the request's share: this credit's, unless one was decided before. */
+  private async decidedAddress(credit: RevenueShareCredit): Promise<string> {
+    const streamId = revenueShareStreamId(credit.requestId);
+    const decided = new RevenueShareDecided({
+      requestId: credit.requestId,
+      apiKeyId: credit.apiKeyId,
+      address: credit.address,
+      decidedAt: credit.accruedAt,
+    });
+    const { type, schemaVersion } = eventTypeOf(decided);
+    try {
+      await this.store.appendToStream(
+        streamId,
+        [
+          {
+            id: `revenue-share-decided:${credit.requestId}`,
+            type,
+            schemaVersion,
+            data: eventData(decided),
+            metadata: { actor: 'app-fee-accrual' },
+          },
+        ],
+        { expectedRevision: 'no_stream' },
+      );
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError || error instanceof EventIdConflictError))
+        throw error;
+    }
+    const [first] = await this.store.readStream(streamId, { maxCount: 1 });
+    return (first.data as RevenueShareDecidedData).address;
   }
 
   private async quoteOf(streamId: string): Promise<RequestQuotedData | null> {

@@ -225,6 +225,13 @@ describe('revenue share', () => {
     }
     await settled();
     expect(await sharesOf(moved)).toEqual([]);
+    // Each share's address was decided once, in the log: a replay credits that address, never the key's current one
+    // (this holds on EventStoreDB too, whose event ids are unique per stream only).
+    const decided = await db.query<{ address: string }>(
+      `SELECT data->>'address' AS address FROM events WHERE event_type = 'RevenueShareDecided'`,
+    );
+    expect(decided.rows.length).toBeGreaterThan(0);
+    expect(decided.rows.map((row) => row.address.toLowerCase())).not.toContain(moved);
     await apiKeys.setRevenueShare(tier1, { payoutAddress: PAYOUT.tier1 });
   });
 
