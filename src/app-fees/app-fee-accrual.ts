@@ -1,13 +1,15 @@
-import { processCheckpointedBatch } from '../../projections/runner/checkpointed-batch.js';
+import { ensureCheckpoint, processCheckpointedBatch } from '../../projections/runner/checkpointed-batch.js';
+import type { ChainCurrency } from '../chains/chain.js';
 import type { ChainRegistry } from '../chains/chain-registry.js';
 import type { Database } from '../database/database.js';
 import type { AggregateRepository } from '../event-store/aggregate-repository.js';
 import type { EventStore, RecordedEvent } from '../event-store/event-store.js';
 import { Decimal, formatUsd } from '../quotes/domain/pricing/decimal.js';
 import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
-import type { FillSucceededData, RequestQuotedData } from '../requests/domain/request-events.js';
+import type { RequestQuotedData } from '../requests/domain/request-events.js';
 import type { AppFeesConfig } from './app-fees.config.js';
 import { AppFeeAccountAggregate } from './domain/app-fee-account.aggregate.js';
+import { successfulFills, userPaidFraction } from './domain/successful-fills.js';
 import { usdToUsdcUnits } from './domain/usdc-conversion.js';
 import {
   type RevenueShareCredit,
@@ -36,26 +38,19 @@ export function accrualsOf(
   quotes: ReadonlyMap<string, RequestQuotedData> = new Map(),
 ): Accrual[] {
   const accruals: Accrual[] = [];
-  for (const event of events) {
-    if (event.type !== 'FillSucceeded' || !event.streamId.startsWith('request-')) continue;
-    const data = event.data as FillSucceededData;
+  for (const { streamId, requestId, fill } of successfulFills(events)) {
     const byRecipient = new Map<string, Decimal>();
-    for (const fee of data.appFees ?? []) {
+    for (const fee of fill.appFees ?? []) {
       const address = fee.recipient.toLowerCase();
       byRecipient.set(address, (byRecipient.get(address) ?? Decimal.ZERO).add(Decimal.parse(fee.amountUsd)));
     }
-    const paid = userPaidAppFeeShare(quotes.get(event.streamId));
+    const paid = userPaidAppFeeShare(quotes.get(streamId));
     for (const [address, gross] of byRecipient) {
       const usd = paid
         ? gross.mul(Decimal.of(paid.userPays), 'floor').div(Decimal.of(paid.total), 'floor')
         : gross;
       if (!usd.isPositive()) continue;
-      accruals.push({
-        address,
-        requestId: event.streamId.slice('request-'.length),
-        amountUsd: usd.toString(),
-        accruedAt: data.completedAt,
-      });
+      accruals.push({ address, requestId, amountUsd: usd.toString(), accruedAt: fill.completedAt });
     }
   }
   return accruals;
@@ -70,12 +65,8 @@ export function accrualsOf(
 export function userPaidAppFeeShare(
   quote: RequestQuotedData | undefined,
 ): { readonly userPays: bigint; readonly total: bigint } | null {
-  const component = quote?.feeSponsorship?.components?.app;
-  if (!quote || quote.sponsor || !component?.selected || BigInt(component.sponsored) <= 0n) return null;
-  const total = BigInt(component.total);
-  const userPays = BigInt(component.userPays);
-  if (total <= 0n) return null;
-  return { userPays: userPays < 0n ? 0n : userPays > total ? total : userPays, total };
+  if (!quote || quote.sponsor) return null;
+  return userPaidFraction(quote.feeSponsorship?.components?.app);
 }
 
 /** A sponsoring account's payment for one filled request (`feeSponsorship.actual.sponsorPayment`). */
@@ -89,20 +80,22 @@ export interface SponsorDebit {
 
 /** The sponsor payments a batch of the log calls for: one per filled request whose sponsorship an app balance pays. */
 export function sponsorDebitsOf(events: readonly RecordedEvent[]): SponsorDebit[] {
-  const debits: SponsorDebit[] = [];
-  for (const event of events) {
-    if (event.type !== 'FillSucceeded' || !event.streamId.startsWith('request-')) continue;
-    const data = event.data as FillSucceededData;
-    const payment = data.feeSponsorship?.sponsorPayment;
-    if (!payment || BigInt(payment.amount) <= 0n) continue;
-    debits.push({
-      address: payment.address.toLowerCase(),
-      requestId: event.streamId.slice('request-'.length),
-      amount: payment.amount,
-      at: data.completedAt,
-    });
-  }
-  return debits;
+  return successfulFills(events).flatMap(({ requestId, fill }) => {
+    const payment = fill.feeSponsorship?.sponsorPayment;
+    if (!payment || BigInt(payment.amount) <= 0n) return [];
+    return [
+      { address: payment.address.toLowerCase(), requestId, amount: payment.amount, at: fill.completedAt },
+    ];
+  });
+}
+
+/** What a batch needs from outside the log, read before its transaction opens. */
+interface PreparedBatch {
+  /** The quotes of the fills that credit anything (app fees or a platform fee), by request stream. */
+  readonly quotes: ReadonlyMap<string, RequestQuotedData>;
+  readonly shares: readonly RevenueShareCredit[];
+  /** The base USDC and its USD price, when the batch credits anything. */
+  readonly usdc: { readonly currency: ChainCurrency; readonly usdPrice: string } | null;
 }
 
 /**
@@ -127,10 +120,7 @@ export class AppFeeAccrual {
   }
 
   async ensureCheckpoint(): Promise<void> {
-    await this.db.query(
-      'INSERT INTO projection_checkpoints (name, generation) VALUES ($1, 1) ON CONFLICT (name, generation) DO NOTHING',
-      [ACCRUAL_CONSUMER],
-    );
+    await ensureCheckpoint(this.db, ACCRUAL_CONSUMER);
   }
 
   /**
@@ -139,15 +129,18 @@ export class AppFeeAccrual {
    */
   async step(): Promise<boolean> {
     try {
-      const result = await processCheckpointedBatch<RevenueShareCredit[]>(
+      const result = await processCheckpointedBatch<PreparedBatch>(
         this.db,
         this.store,
         { name: ACCRUAL_CONSUMER, generation: 1, batchSize: this.batchSize },
-        async (_tx, events, shares) => {
-          await this.accrue(accrualsOf(events, await this.sponsoredQuotesOf(events)), shares);
+        async (_tx, events, { quotes, shares, usdc }) => {
+          if (usdc) {
+            await this.revenueShare.credit(shares, usdc.currency, usdc.usdPrice);
+            await this.accrue(accrualsOf(events, quotes), usdc.currency, usdc.usdPrice);
+          }
           await this.debit(sponsorDebitsOf(events));
         },
-        (events) => this.revenueShare.creditsOf(events),
+        (events) => this.prepare(events),
       );
       return result.processed > 0;
     } catch (error) {
@@ -156,17 +149,28 @@ export class AppFeeAccrual {
     }
   }
 
-  /** The quotes of the batch's fills with app fees and fee sponsorship (whose app fees may be partly Ferry's). */
-  private async sponsoredQuotesOf(events: readonly RecordedEvent[]): Promise<Map<string, RequestQuotedData>> {
+  /**
+   * Reads, once per batch and outside its transaction: the quote of each fill that credits anything, the revenue
+   * shares they earn, and the base USDC's price when something is credited.
+   */
+  private async prepare(events: readonly RecordedEvent[]): Promise<PreparedBatch> {
     const quotes = new Map<string, RequestQuotedData>();
-    for (const event of events) {
-      if (event.type !== 'FillSucceeded' || !event.streamId.startsWith('request-')) continue;
-      if (((event.data as FillSucceededData).appFees ?? []).length === 0) continue;
-      const [quoted] = await this.store.readStream(event.streamId, { maxCount: 1 });
-      const quote = quoted?.type === 'RequestQuoted' ? (quoted.data as RequestQuotedData) : null;
-      if (quote?.feeSponsorship) quotes.set(event.streamId, quote);
+    for (const { streamId, fill } of successfulFills(events)) {
+      const credits =
+        (fill.appFees ?? []).length > 0 ||
+        Decimal.parse(fill.fees?.platform?.usd ?? '0', 'floor').isPositive();
+      if (!credits) continue;
+      const [quoted] = await this.store.readStream(streamId, { maxCount: 1 });
+      if (quoted?.type === 'RequestQuoted') quotes.set(streamId, quoted.data as RequestQuotedData);
     }
-    return quotes;
+    const shares = await this.revenueShare.creditsOf(events, quotes);
+    if (shares.length === 0 && accrualsOf(events, quotes).length === 0) return { quotes, shares, usdc: null };
+    const currency = this.chains.currency(this.config.baseChainId, this.config.baseCurrency);
+    const usdPrice = await this.prices.usdPrice(currency);
+    if (!usdPrice) {
+      throw new Error(`No USD price for the app-fee base currency ${currency.symbol} on ${currency.chainId}`);
+    }
+    return { quotes, shares, usdc: { currency, usdPrice } };
   }
 
   /** Pays each sponsored request from its sponsor's balance, once (the account takes a request once). */
@@ -184,13 +188,7 @@ export class AppFeeAccrual {
     }
   }
 
-  private async accrue(accruals: readonly Accrual[], shares: readonly RevenueShareCredit[]): Promise<void> {
-    if (accruals.length === 0 && shares.length === 0) return;
-    const usdc = this.chains.currency(this.config.baseChainId, this.config.baseCurrency);
-    const usdcPrice = await this.prices.usdPrice(usdc);
-    if (!usdcPrice)
-      throw new Error(`No USD price for the app-fee base currency ${usdc.symbol} on ${usdc.chainId}`);
-    await this.revenueShare.credit(shares, usdc, usdcPrice);
+  private async accrue(accruals: readonly Accrual[], usdc: ChainCurrency, usdcPrice: string): Promise<void> {
     for (const accrual of accruals) {
       const amount = usdToUsdcUnits(accrual.amountUsd, usdcPrice, usdc.decimals);
       await this.accounts.execute(

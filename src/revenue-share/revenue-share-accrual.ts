@@ -2,6 +2,7 @@ import { apiKeyVolumeProjection } from '../../projections/api-key-volume/api-key
 import type { Projection } from '../../projections/projection.js';
 import { projectionStatus } from '../../projections/runner/projection-status.js';
 import { AppFeeAccountAggregate } from '../app-fees/domain/app-fee-account.aggregate.js';
+import { successfulFills, userPaidFraction } from '../app-fees/domain/successful-fills.js';
 import { usdToUsdcUnits } from '../app-fees/domain/usdc-conversion.js';
 import type { ChainCurrency } from '../chains/chain.js';
 import type { Database } from '../database/database.js';
@@ -63,15 +64,19 @@ export class RevenueShareAccrual {
     private readonly accounts: AggregateRepository,
   ) {}
 
-  /** The shares a batch of the log earns. Throws VolumeNotCaughtUpError while the volume projection lags it. */
-  async creditsOf(events: readonly RecordedEvent[]): Promise<RevenueShareCredit[]> {
+  /**
+   * The shares a batch of the log earns, given the quotes of its fills (read once for the batch). Throws
+   * VolumeNotCaughtUpError while the volume projection lags the batch.
+   */
+  async creditsOf(
+    events: readonly RecordedEvent[],
+    quotes: ReadonlyMap<string, RequestQuotedData>,
+  ): Promise<RevenueShareCredit[]> {
     const credits: RevenueShareCredit[] = [];
     let checked = false;
-    for (const event of events) {
-      if (event.type !== 'FillSucceeded' || !event.streamId.startsWith('request-')) continue;
-      const fill = event.data as FillSucceededData;
+    for (const { streamId, requestId, fill } of successfulFills(events)) {
       if (!Decimal.parse(fill.fees?.platform?.usd ?? '0', 'floor').isPositive()) continue;
-      const quote = await this.quoteOf(event.streamId);
+      const quote = quotes.get(streamId);
       if (!quote?.apiKeyId || !quote.transactionType) continue;
       const platformFeeUsd = userPaidPlatformUsd(fill, quote);
       if (!Decimal.parse(platformFeeUsd, 'floor').isPositive()) continue;
@@ -93,7 +98,7 @@ export class RevenueShareAccrual {
       if (!amountUsd.isPositive()) continue;
       credits.push({
         address: key.address,
-        requestId: event.streamId.slice('request-'.length),
+        requestId,
         apiKeyId: quote.apiKeyId,
         transactionType: quote.transactionType,
         tier: tier.name,
@@ -174,12 +179,6 @@ export class RevenueShareAccrual {
     return (first.data as RevenueShareDecidedData).address;
   }
 
-  private async quoteOf(streamId: string): Promise<RequestQuotedData | null> {
-    const events = await this.store.readStream(streamId, { maxCount: 1 });
-    const quoted = events.find((event) => event.type === 'RequestQuoted');
-    return quoted ? (quoted.data as RequestQuotedData) : null;
-  }
-
   /** The key's payout address when it is eligible now (KYB verified, an address set), else null. */
   private async eligibility(apiKeyId: string): Promise<{ address: string } | null> {
     const { rows } = await this.db.query<{ kyb_verified: boolean; revenue_share_address: string | null }>(
@@ -208,11 +207,7 @@ export class RevenueShareAccrual {
  */
 export function userPaidPlatformUsd(fill: FillSucceededData, quote: RequestQuotedData): string {
   const platformUsd = Decimal.parse(fill.fees?.platform?.usd ?? '0', 'floor');
-  const component = quote.feeSponsorship?.components?.platform;
-  if (!component?.selected || BigInt(component.sponsored) <= 0n) return platformUsd.toString();
-  const total = BigInt(component.total);
-  const userPays = BigInt(component.userPays);
-  if (total <= 0n || userPays <= 0n) return '0';
-  const paid = userPays < total ? userPays : total;
-  return platformUsd.mul(Decimal.of(paid), 'floor').div(Decimal.of(total), 'floor').toString();
+  const paid = userPaidFraction(quote.feeSponsorship?.components?.platform);
+  if (!paid) return platformUsd.toString();
+  return platformUsd.mul(Decimal.of(paid.userPays), 'floor').div(Decimal.of(paid.total), 'floor').toString();
 }
