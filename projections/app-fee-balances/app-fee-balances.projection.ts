@@ -29,11 +29,12 @@ const accountEvent = (event: RecordedEvent): AppFeeAccountEvent =>
 
 /**
  * `GET /app-fees/{address}/balances`: one row per app-fee account, the aggregate's own state folded by its pure
- * evolve (so `projections:audit` reproduces every balance from the log). `available` excludes what open claims hold.
+ * evolve (so `projections:audit` reproduces every balance from the log); the balance columns are there for operators'
+ * queries, the service reads the state by address.
  */
 export const appFeeBalancesProjection: Projection<AppFeeAccountState> = {
   name: 'app-fee-balances',
-  version: 2,
+  version: 3,
   table: 'app_fee_balances',
   columns: [
     { name: 'accrued', type: 'numeric', value: (state) => state.accrued },

@@ -73,13 +73,13 @@ export class AppFeesService {
   }
 
   async balances(address: string): Promise<AppFeeBalances> {
-    const { account, available, lapsed } = await this.available(claimAddress(address));
+    const { account, available } = await this.available(claimAddress(address));
     const usdc = this.baseCurrency;
     return {
       balances: [balanceAmount(usdc, available, await this.usdPrice(usdc))],
       totals: {
         accrued: account?.accrued ?? '0',
-        pending: account ? (BigInt(account.reserved) - lapsed).toString() : '0',
+        pending: account?.reserved ?? '0',
         withdrawn: account?.withdrawn ?? '0',
       },
     };
@@ -102,16 +102,12 @@ export class AppFeesService {
     return { address: address.toLowerCase(), chainId: usdc.chainId, amount: amount.toString() };
   }
 
-  /** The available balance; an unsigned claim past its expiry no longer holds anything, even before it is recorded. */
+  /** The account as the `app-fee-balances` projection holds it, and its available balance. */
   private async available(
     address: string,
-  ): Promise<{ account: AppFeeAccountState | null; available: bigint; lapsed: bigint }> {
+  ): Promise<{ account: AppFeeAccountState | null; available: bigint }> {
     const account = await this.readAccount(address);
-    const now = this.clock.now().toISOString();
-    const lapsed = Object.values(account?.claims ?? {})
-      .filter((claim) => claim.status === 'reserved' && now >= claim.expiresAt)
-      .reduce((sum, claim) => sum + BigInt(claim.amount), 0n);
-    return { account, available: account ? availableBalance(account) + lapsed : 0n, lapsed };
+    return { account, available: account ? availableBalance(account) : 0n };
   }
 
   async claims(address: string): Promise<{ claims: ClaimView[] }> {

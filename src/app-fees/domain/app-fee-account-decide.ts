@@ -3,7 +3,6 @@ import {
   type AppFeeAccruedData,
   type AppFeeAccountEvent,
   AppFeeClaimAuthorized,
-  AppFeeClaimExpired,
   AppFeeClaimFailed,
   AppFeeClaimOpened,
   type AppFeeClaimOpenedData,
@@ -48,7 +47,7 @@ export type AppFeeAccountCommand =
         readonly signature: string;
         readonly at: string;
         /** The claim as opened (its own stream, `app-fee-claim-<claimId>`): the terms its signature reserves under. */
-        readonly opened?: AppFeeClaimOpenedData;
+        readonly opened: AppFeeClaimOpenedData;
       };
     }
   | {
@@ -68,7 +67,6 @@ export type AppFeeAccountCommand =
         readonly at: string;
       };
     }
-  | { readonly type: 'ExpireClaim'; readonly data: { readonly claimId: string; readonly at: string } }
   | {
       readonly type: 'PaySponsorship';
       readonly data: { readonly requestId: string; readonly amount: string; readonly at: string };
@@ -123,30 +121,27 @@ export function decide(
     }
     case 'AuthorizeClaim': {
       const { claimId, signature, at, opened } = command.data;
-      const authorized = {
-        event: new AppFeeClaimAuthorized({ claimId, signature, authorizedAt: at }),
-        id: `app-fee-claim:${claimId}:authorized`,
-      };
-      const known = state.claims[claimId];
-      if (!known) {
-        // A claim opened (not yet in the account): its signature reserves the whole balance now.
-        if (!opened || opened.claimId !== claimId || opened.address !== address) {
-          throw new AppFeeDomainError('CLAIM_NOT_FOUND', `No claim ${claimId} on this account`);
-        }
-        if (at >= opened.expiresAt) {
-          throw new AppFeeDomainError('CLAIM_EXPIRED', `Claim ${claimId} expired at ${opened.expiresAt}`);
-        }
-        const claim = evolve(initialAppFeeAccountState, new AppFeeClaimOpened(opened)).claims[claimId];
-        return [...reserve(state, claim, at), authorized];
+      if (state.claims[claimId]) {
+        throw new AppFeeDomainError(
+          'CLAIM_ALREADY_USED',
+          `Claim ${claimId} is ${state.claims[claimId].status}`,
+        );
       }
-      if (known.status === 'expired' || (known.status === 'reserved' && at >= known.expiresAt)) {
-        throw new AppFeeDomainError('CLAIM_EXPIRED', `Claim ${claimId} expired at ${known.expiresAt}`);
+      // Its signature reserves the whole balance now, for the terms the claim was opened with.
+      if (opened.claimId !== claimId || opened.address !== address) {
+        throw new AppFeeDomainError('CLAIM_NOT_FOUND', `No claim ${claimId} on this account`);
       }
-      if (known.status !== 'reserved') {
-        throw new AppFeeDomainError('CLAIM_ALREADY_USED', `Claim ${claimId} is ${known.status}`);
+      if (at >= opened.expiresAt) {
+        throw new AppFeeDomainError('CLAIM_EXPIRED', `Claim ${claimId} expired at ${opened.expiresAt}`);
       }
-      // A claim reserved unsigned (streams from before claims were opened) already holds its amount.
-      return [authorized];
+      const claim = evolve(initialAppFeeAccountState, new AppFeeClaimOpened(opened)).claims[claimId];
+      return [
+        ...reserve(state, claim, at),
+        {
+          event: new AppFeeClaimAuthorized({ claimId, signature, authorizedAt: at }),
+          id: `app-fee-claim:${claimId}:authorized`,
+        },
+      ];
     }
     case 'SubmitClaimPayout': {
       const { claimId, txHash, at } = command.data;
@@ -204,13 +199,6 @@ export function decide(
         },
       ];
     }
-    case 'ExpireClaim': {
-      const { claimId, at } = command.data;
-      const claim = claimOf(state, claimId);
-      if (claim.status !== 'reserved') return [];
-      if (at < claim.expiresAt) throw illegal(claim, `expire it before ${claim.expiresAt}`);
-      return [expiry(claim, at)];
-    }
   }
 }
 
@@ -233,7 +221,7 @@ export function openClaim(
 ): DecidedAppFeeEvent & { event: AppFeeClaimOpened } {
   if (state.claims[claimId]) throw new AppFeeDomainError('CLAIM_EXISTS', `Claim ${claimId} exists already`);
   const conversion = terms.conversion;
-  const { amount, payout } = claimable(state, { chainId: terms.chainId, fee: terms.fee, conversion }, at);
+  const { amount, payout } = claimable(state, { chainId: terms.chainId, fee: terms.fee, conversion });
   return {
     event: new AppFeeClaimOpened({
       claimId,
@@ -253,21 +241,16 @@ export function openClaim(
 }
 
 /**
- * Takes the whole available balance aside for a signed claim, after giving back what unsigned claims reserved past
- * their expiry still held (streams from before claims were opened). The payout is that amount less the fee, converted
- * as the claim's terms say. Two signed claims of one balance: the second finds nothing left (`NOTHING_TO_CLAIM`).
+ * Takes the whole available balance aside for a signed claim. The payout is that amount less the fee, converted as
+ * the claim's terms say. Two signed claims of one balance: the second finds nothing left (`NOTHING_TO_CLAIM`).
  */
 function reserve(state: AppFeeAccountState, claim: ClaimState, at: string): DecidedAppFeeEvent[] {
-  const expired = Object.values(state.claims)
-    .filter((other) => other.status === 'reserved' && at >= other.expiresAt)
-    .map((other) => expiry(other, at));
-  const { amount, payout } = claimable(
-    state,
-    { chainId: claim.chainId, fee: BigInt(claim.fee), conversion: claim.conversion ?? null },
-    at,
-  );
+  const { amount, payout } = claimable(state, {
+    chainId: claim.chainId,
+    fee: BigInt(claim.fee),
+    conversion: claim.conversion ?? null,
+  });
   return [
-    ...expired,
     {
       event: new AppFeeClaimReserved({
         claimId: claim.claimId,
@@ -285,16 +268,12 @@ function reserve(state: AppFeeAccountState, claim: ClaimState, at: string): Deci
   ];
 }
 
-/** The whole balance a claim may take at `at` (counting unsigned reservations past their expiry) and its payout. */
+/** The whole balance a claim may take and its payout. */
 function claimable(
   state: AppFeeAccountState,
   terms: Pick<ClaimPayoutTerms, 'chainId' | 'fee' | 'conversion'>,
-  at: string,
 ): { amount: bigint; payout: bigint } {
-  const released = Object.values(state.claims)
-    .filter((claim) => claim.status === 'reserved' && at >= claim.expiresAt)
-    .reduce((sum, claim) => sum + BigInt(claim.amount), 0n);
-  const amount = availableBalance(state) + released;
+  const amount = availableBalance(state);
   if (amount <= 0n) throw new AppFeeDomainError('NOTHING_TO_CLAIM', 'The app-fee balance available is 0');
   const net = amount - terms.fee;
   const payout =
@@ -310,13 +289,6 @@ function claimable(
     );
   }
   return { amount, payout };
-}
-
-function expiry(claim: ClaimState, at: string): DecidedAppFeeEvent & { event: AppFeeClaimExpired } {
-  return {
-    event: new AppFeeClaimExpired({ claimId: claim.claimId, expiredAt: at }),
-    id: `app-fee-claim:${claim.claimId}:expired`,
-  };
 }
 
 function claimOf(state: AppFeeAccountState, claimId: string): ClaimState {

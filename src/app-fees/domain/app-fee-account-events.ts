@@ -51,8 +51,7 @@ export class AppFeeClaimOpened extends DomainEvent<AppFeeClaimOpenedData> {}
 
 /**
  * A claim took the whole available balance aside until it is paid or fails. Since anyone may open a claim, this is
- * decided only together with the claim address's signature (followed by `AppFeeClaimAuthorized`); streams from
- * before that also hold it for claims reserved unsigned at opening, which expire (`AppFeeClaimExpired`).
+ * decided only together with the claim address's signature (followed by `AppFeeClaimAuthorized`).
  */
 export interface AppFeeClaimReservedData {
   readonly claimId: string;
@@ -114,15 +113,6 @@ export interface AppFeeClaimFailed extends AppFeeClaimFailedData {}
 @StoredEvent('AppFeeClaimFailed')
 export class AppFeeClaimFailed extends DomainEvent<AppFeeClaimFailedData> {}
 
-/** Nobody signed the claim in time: the reservation goes back to the balance. */
-export interface AppFeeClaimExpiredData {
-  readonly claimId: string;
-  readonly expiredAt: string;
-}
-export interface AppFeeClaimExpired extends AppFeeClaimExpiredData {}
-@StoredEvent('AppFeeClaimExpired')
-export class AppFeeClaimExpired extends DomainEvent<AppFeeClaimExpiredData> {}
-
 /**
  * A request this account sponsored was filled: what its quote sponsored is paid from the balance, once. Id:
  * `app-fee-sponsored:<requestId>:<address>`. `amount` is what was debited: the payment asked, or less when the balance
@@ -171,7 +161,6 @@ export const APP_FEE_ACCOUNT_EVENTS = [
   AppFeeClaimPayoutSubmitted,
   AppFeeClaimPaid,
   AppFeeClaimFailed,
-  AppFeeClaimExpired,
   AppFeeSponsorshipPaid,
   RevenueShareAccrued,
 ] as const;

@@ -14,13 +14,11 @@ import {
 
 /**
  * Where a claim stands. `open` holds nothing (anyone may open a claim; only its signature reserves the balance);
- * `reserved` (streams from before that: reserved unsigned), `authorized` and `submitted` hold the balance; `paid`
- * spent it; `failed` and `expired` gave it back.
+ * `reserved` (for the instant between the reservation and the authorization its signature decides together),
+ * `authorized` and `submitted` hold the balance; `paid` spent it; `failed` gave it back. `expired` is how an open
+ * claim past its expiry is shown: it never held anything.
  */
 export type ClaimStatus = 'open' | 'reserved' | 'authorized' | 'submitted' | 'paid' | 'failed' | 'expired';
-
-/** Statuses in which a claim holds its amount aside (neither spent nor given back). */
-export const HOLDING: readonly ClaimStatus[] = ['reserved', 'authorized', 'submitted'];
 
 export interface ClaimState {
   readonly claimId: string;
@@ -55,8 +53,7 @@ export interface AppFeeAccountState {
   readonly requestIds: readonly string[];
   /** Sponsored requests already paid: a sponsorship is paid once per request. */
   readonly sponsoredRequestIds: readonly string[];
-  /** Of `accrued`, what revenue share credited (USDC units), and the requests it came from (once each). */
-  readonly revenueShare?: string;
+  /** The requests revenue share was credited for (once each; the amounts are in `accrued`). */
   readonly revenueShareRequestIds?: readonly string[];
   readonly claims: Readonly<Record<string, ClaimState>>;
 }
@@ -91,7 +88,6 @@ export function evolve(state: AppFeeAccountState, event: AppFeeAccountEvent): Ap
     return {
       ...state,
       accrued: plus(state.accrued, event.amount),
-      revenueShare: plus(state.revenueShare ?? '0', event.amount),
       revenueShareRequestIds: [...(state.revenueShareRequestIds ?? []), event.requestId],
     };
   }
@@ -170,8 +166,5 @@ export function evolve(state: AppFeeAccountState, event: AppFeeAccountEvent): Ap
       { reserved: minus(state.reserved, claim.amount) },
     );
   }
-  return withClaim(
-    { ...claim, status: 'expired', updatedAt: event.expiredAt },
-    { reserved: minus(state.reserved, claim.amount) },
-  );
+  return state;
 }

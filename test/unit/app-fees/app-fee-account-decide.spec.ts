@@ -6,10 +6,7 @@ import {
   decide,
   openClaim,
 } from '../../../src/app-fees/domain/app-fee-account-decide.js';
-import {
-  type AppFeeClaimOpenedData,
-  AppFeeClaimReserved,
-} from '../../../src/app-fees/domain/app-fee-account-events.js';
+import { type AppFeeClaimOpenedData } from '../../../src/app-fees/domain/app-fee-account-events.js';
 import {
   type AppFeeAccountState,
   availableBalance,
@@ -21,30 +18,11 @@ const ADDRESS = '0x00000000000000000000000000000000000000aa';
 const T0 = '2026-11-25T03:00:00.000Z';
 const T1 = '2026-11-25T03:05:00.000Z';
 
-/** A claim reserved unsigned when it was opened, as streams from before signed reservations hold them. */
-type Legacy = { readonly legacyReserved: string };
-const legacyReserved = (claimId: string): Legacy => ({ legacyReserved: claimId });
-
-const fold = (state: AppFeeAccountState, command: AppFeeAccountCommand | Legacy) =>
-  'legacyReserved' in command
-    ? evolve(
-        state,
-        new AppFeeClaimReserved({
-          claimId: command.legacyReserved,
-          amount: availableBalance(state).toString(),
-          chainId: 31338,
-          currency: '0xusdc',
-          recipient: ADDRESS,
-          payoutAmount: availableBalance(state).toString(),
-          fee: '0',
-          reservedAt: T0,
-          expiresAt: T1,
-        }),
-      )
-    : decide(state, command, ADDRESS).reduce((acc, { event }) => evolve(acc, event), state);
+const fold = (state: AppFeeAccountState, command: AppFeeAccountCommand) =>
+  decide(state, command, ADDRESS).reduce((acc, { event }) => evolve(acc, event), state);
 
 /** given(commands already handled).when(command).then(event types) / .thenThrows(code) */
-function given(...history: (AppFeeAccountCommand | Legacy)[]) {
+function given(...history: AppFeeAccountCommand[]) {
   const state = history.reduce(fold, initialAppFeeAccountState);
   return {
     state,
@@ -153,11 +131,6 @@ describe('App-fee account decisions', () => {
   });
 
   it('authorizes only a claim opened for this address, with its terms', () => {
-    const noTerms: AppFeeAccountCommand = {
-      type: 'AuthorizeClaim',
-      data: { claimId: 'c1', signature: '0xsig', at: T0 },
-    };
-    given(accrue('0xr1', '5')).when(noTerms).thenThrows('CLAIM_NOT_FOUND');
     const elsewhere: AppFeeAccountCommand = {
       type: 'AuthorizeClaim',
       data: { claimId: 'c1', signature: '0xsig', at: T0, opened: { ...opened('c1'), address: '0xother' } },
@@ -211,28 +184,11 @@ describe('App-fee account decisions', () => {
     expect(failedState.claims.c1.status).toBe('failed');
   });
 
-  it('claims reserved unsigned (older streams) are authorized as they are, expire, and are released by a signed claim', () => {
-    given(accrue('0xr1', '5'), legacyReserved('c1')).when(authorize('c1')).then('AppFeeClaimAuthorized');
-    given(accrue('0xr1', '5'), legacyReserved('c1')).when(authorize('c1', T1)).thenThrows('CLAIM_EXPIRED');
-    given(accrue('0xr1', '5'), legacyReserved('c1'))
-      .when({ type: 'ExpireClaim', data: { claimId: 'c1', at: T0 } })
-      .thenThrows('ILLEGAL_TRANSITION');
-    const { after } = given(accrue('0xr1', '5'), legacyReserved('c1'))
-      .when({ type: 'ExpireClaim', data: { claimId: 'c1', at: T1 } })
-      .then('AppFeeClaimExpired');
-    expect(availableBalance(after)).toBe(5n);
-    const released = given(accrue('0xr1', '5'), legacyReserved('c1'))
-      .when(authorize('c2', T1, base, '2026-11-25T04:00:00.000Z'))
-      .then('AppFeeClaimExpired', 'AppFeeClaimReserved', 'AppFeeClaimAuthorized').after;
-    expect(released.claims.c2.amount).toBe('5');
-    expect(released.reserved).toBe('5');
-  });
-
   it('restates a payout outcome already recorded as nothing, and refuses outcomes of claims not authorized', () => {
     given(accrue('0xr1', '5'), authorize('c1'), paid('c1')).when(paid('c1')).then();
     given(accrue('0xr1', '5'), authorize('c1'), failed('c1')).when(failed('c1')).then();
-    given(accrue('0xr1', '5'), legacyReserved('c1')).when(paid('c1')).thenThrows('ILLEGAL_TRANSITION');
-    given(accrue('0xr1', '5'), legacyReserved('c1')).when(submit('c1')).thenThrows('ILLEGAL_TRANSITION');
+    given(accrue('0xr1', '5')).when(paid('c1')).thenThrows('CLAIM_NOT_FOUND');
+    given(accrue('0xr1', '5')).when(submit('c1')).thenThrows('CLAIM_NOT_FOUND');
     given(accrue('0xr1', '5'), authorize('c1'), failed('c1'))
       .when(paid('c1'))
       .thenThrows('ILLEGAL_TRANSITION');
