@@ -91,7 +91,7 @@ export const ERROR_CODES = {
   CHAIN_RPC_UNAVAILABLE: {
     status: 400,
     description:
-      'The quote needs a read from the chain that cannot be made: no RPC is configured for it in this environment, or its RPC failed or timed out (SVM origins need the latest blockhash). `errorData: {chainId, reason: not-configured | rpc-failed}`; nothing is recorded.',
+      'A quote or an oracle attestation needs a read from the chain that cannot be made: no RPC is configured for it in this environment, or its RPC failed or timed out (SVM origins need the latest blockhash). `errorData: {chainId, reason: not-configured | rpc-failed}`; nothing is recorded, and other chains keep working.',
   },
   SPONSORSHIP_NOT_ALLOWED: {
     status: 400,
@@ -160,6 +160,36 @@ export const ERROR_CODES = {
     status: 503,
     description:
       'The chain has no RPC in this environment, so it cannot be read (`errorData.variable` names the setting).',
+  },
+  TRANSACTION_NOT_FOUND: {
+    status: 400,
+    description:
+      'Oracle: the chain has no mined transaction with this id. `errorData: {chainId, transactionId}`; ask again once it is mined.',
+  },
+  TRANSACTION_NOT_FINAL: {
+    status: 400,
+    description:
+      'Oracle: the transaction is mined but not final under the chain\'s finality rule (`finality` in the chains config). The message is always "Transaction is not final yet"; `errorData: {chainId, transactionId, blockNumber, finalBlockNumber}`. Ask again later.',
+  },
+  ATTESTATION_MISMATCH: {
+    status: 400,
+    description:
+      'Oracle: the final transaction does not show the fact asked about (no deposit into the depository, a reverted transaction, a payment below the minimum, not from the solver, not tagged with the order id…). The message says what was found; `errorData.found` lists it.',
+  },
+  AMBIGUOUS_ATTESTATION: {
+    status: 400,
+    description:
+      'Oracle: the transaction holds several matching events; name the one to attest with `depositId` and/or `logIndex`. `errorData.found` lists them.',
+  },
+  VM_NOT_CONFIGURED: {
+    status: 400,
+    description:
+      "Oracle: the chain's VM family (`svm-vm`, `btc-vm`, `perpsa-vm`, `perpsb-vm`, `trx-vm`) has no attestation backend in this build. `errorData: {chainId, vmType}`.",
+  },
+  WITHDRAWAL_FLOW_UNAVAILABLE: {
+    status: 400,
+    description:
+      'Oracle: the withdrawal-address flow (`/attestations/withdrawal-initiation/v1`, `/attestations/withdrawal-initiated/v1`) needs a hub ledger and a depository that executes oracle-signed withdrawals; Ferry deploys neither yet (docs/oracle.md).',
   },
   INTERNAL_ERROR: {
     status: 500,
