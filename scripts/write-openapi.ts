@@ -13,6 +13,8 @@ async function main(): Promise<void> {
     DATA_DIR: 'memory://openapi',
     LOG_LEVEL: 'error',
     PROJECTIONS_RUN: 'false',
+    // The documented API has the oracle's routes mounted, as `npm start` in development does.
+    ORACLE_MOUNT: 'true',
   });
   const app = await createApp(config, { logger: false });
   try {

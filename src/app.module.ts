@@ -18,6 +18,9 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { RequestStatusModule } from './requests/status/request-status.module.js';
 import { QuotesModule } from './quotes/quotes.module.js';
 import { RevenueShareModule } from './revenue-share/revenue-share.module.js';
+import type { OracleConfig } from './oracle/config/oracle-config.js';
+import { OracleModule } from './oracle/oracle.module.js';
+import { RawKeySigner } from './oracle/signer/oracle-signer.js';
 
 @Module({})
 export class AppModule {
@@ -46,8 +49,17 @@ export class AppModule {
         ChainRuntimeModule,
         AppFeesModule,
         RevenueShareModule,
+        ...(config.oracle.mounted
+          ? [OracleModule.forRoot(config.oracle.mounted, mountedSigner(config.oracle.mounted))]
+          : []),
         ...extraModules,
       ],
     };
   }
+}
+
+/** The API process mounts the oracle with a raw key only; a KMS signer runs in the standalone oracle. */
+function mountedSigner(config: OracleConfig): RawKeySigner {
+  if (config.signing.module !== 'raw-private-key') throw new Error('The mounted oracle signs with a raw key');
+  return new RawKeySigner(config.signing.privateKey);
 }

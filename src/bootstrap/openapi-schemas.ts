@@ -1,6 +1,7 @@
 import { ERROR_CODES } from '../common/http/error-codes.js';
 import { ORDER_SCHEMAS } from '../quotes/openapi/order.schemas.js';
 import { STEP_SCHEMAS } from '../quotes/openapi/step.schemas.js';
+import { ORACLE_SCHEMAS } from '../oracle/oracle.schemas.js';
 
 type Schema = Record<string, unknown>;
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
@@ -222,6 +223,7 @@ export function componentSchemas(): Record<string, Schema> {
       },
       ['claims'],
     ),
+    ...ORACLE_SCHEMAS,
     HealthCheck: object(
       { status: { type: 'string', enum: ['up', 'down'] }, latencyMs: { type: 'number' }, error: string() },
       ['status'],
@@ -265,6 +267,14 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   RevenueShareAdminController_list: 'listRevenueShares',
   RevenueShareAdminController_get: 'getRevenueShare',
   RevenueShareAdminController_set: 'setRevenueShare',
+  OracleController_lives: 'getOracleLives',
+  OracleController_chainsV1: 'getOracleChains',
+  OracleController_deposit: 'attestDepositoryDeposit',
+  OracleController_withdrawal: 'attestDepositoryWithdrawal',
+  OracleController_fill: 'attestSolverFill',
+  OracleController_refund: 'attestSolverRefund',
+  OracleController_withdrawalInitiation: 'attestWithdrawalInitiation',
+  OracleController_withdrawalInitiated: 'attestWithdrawalInitiated',
 };
 
 /** The success schema of routes whose decorators name none, by `METHOD path`. */
@@ -278,4 +288,10 @@ export const SUCCESS_SCHEMAS: Readonly<Record<string, string>> = {
   'GET /app-fees/{address}/balances': 'AppFeeBalancesResponse',
   'GET /app-fees/{address}/claims': 'AppFeeClaimsResponse',
   'POST /app-fees/{address}/claim': 'AppFeeClaimResponse',
+  'GET /lives/v1': 'OracleLivesResponse',
+  'GET /chains/v1': 'OracleChainsResponse',
+  'POST /attestations/depository-deposits/v1': 'OracleAttestation',
+  'POST /attestations/depository-withdrawals/v1': 'OracleAttestation',
+  'POST /attestations/solver-fills/v1': 'OracleAttestation',
+  'POST /attestations/solver-refunds/v1': 'OracleAttestation',
 };

@@ -5,6 +5,7 @@ import {
   Injectable,
   Logger,
   type OnApplicationBootstrap,
+  Optional,
 } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../common/clock.js';
@@ -14,6 +15,8 @@ import { DATABASE, type Database } from '../database/database.js';
 import { EVENT_STORE, type EventStore } from '../event-store/event-store.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import { followUntilAborted, sleepUnlessAborted } from '../common/follow-loop.js';
+import { oracleGateway } from '../oracle/client/oracle-gateway-factory.js';
+import { AttestationService } from '../oracle/attestation.service.js';
 import { EvmClients } from '../solver/evm-clients.js';
 import { Solver } from '../solver/solver.js';
 import { TransactionJournal } from '../solver/transaction-journal.js';
@@ -39,6 +42,7 @@ export class ChainRuntime implements OnApplicationBootstrap, BeforeApplicationSh
     @Inject(EVENT_STORE) store: EventStore,
     commands: CommandBus,
     @Inject(CLOCK) clock: Clock,
+    @Optional() mountedOracle?: AttestationService,
   ) {
     const runtime = config.chainRuntime;
     this.watcher = new ChainWatcher(db, ChainWatcher.watchable(config.chains.all()), commands, clock, {
@@ -67,6 +71,7 @@ export class ChainRuntime implements OnApplicationBootstrap, BeforeApplicationSh
           leaseMs: runtime.solverLeaseMs,
           onError: (error) => this.warnThrottled('solver', 'solver', error),
           prices: quotePriceSource(config, clock),
+          oracle: oracleGateway(config.oracle, mountedOracle ?? null) ?? undefined,
         })
       : null;
     this.relayerJournal = runtime.relayerPrivateKey

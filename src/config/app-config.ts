@@ -3,6 +3,7 @@ import { apiKeySecret } from '../api-keys/api-key-secret.js';
 import type { AppFeesConfig } from '../app-fees/app-fees.config.js';
 import { type ChainRegistry, loadChainRegistry } from '../chains/chain-registry.js';
 import { ConfigError } from './config.error.js';
+import { type OracleClientConfig, oracleClientConfig } from './oracle-client-config.js';
 import { loadConfigFile, type LoadedConfigFile } from './config-file.js';
 import { type PriceSourceConfig, priceSourceConfig } from './price-source-config.js';
 import type { Env } from './resolve-placeholders.js';
@@ -55,6 +56,8 @@ export interface AppConfig {
   readonly chains: ChainRegistry;
   readonly quotes: QuotesConfig;
   readonly chainRuntime: ChainRuntimeConfig;
+  /** The attestation oracle in this process and the oracles Ferry asks (docs/oracle.md). */
+  readonly oracle: OracleClientConfig;
   readonly appFees: AppFeesConfig;
 }
 
@@ -187,6 +190,7 @@ export function loadAppConfig(env: Env, configDir = resolve('configs')): AppConf
       relayerPrivateKey: privateKey(env, 'RELAYER_PRIVATE_KEY', read, 'chainRuntime.relayerPrivateKey'),
     },
     appFees: appFeesConfig(env, read),
+    oracle: oracleClientConfig(env, read, environment, configDir, chains),
     // Last: it may create the development secret file, which only a valid configuration should do.
     apiKeys: apiKeysConfig(env, environment, read),
   };

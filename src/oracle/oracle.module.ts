@@ -20,6 +20,8 @@ export class OracleModule {
     const service = createAttestationService(config, signer);
     return {
       module: OracleModule,
+      // Global: in the API process the solver's chain runtime asks this oracle (ChainRuntime).
+      global: true,
       controllers: [OracleController],
       providers: [
         { provide: AttestationService, useValue: service },

@@ -8,6 +8,7 @@ import type { RequestQuotedData } from '../requests/domain/request-events.js';
 import { requestFeatures } from '../requests/domain/request-features.js';
 import { actualSponsorship } from '../app-fees/sponsor-payment.js';
 import { fillActuals, paidByFill, type UsdPriceOf } from './fill-actuals.js';
+import { depositAttested } from './deposit-quorum.js';
 import { readRequestFacts, type RequestFacts } from './request-facts.js';
 import { type ClaimedJob, jobKey } from './solver-jobs.js';
 import type { JournalEntry, Settlement, TxIntent } from './transaction-journal.js';
@@ -54,6 +55,8 @@ export class FillJob {
     );
     if (!fill) {
       if (facts.status !== 'pending' || !facts.deposit) return 'done';
+      // With an oracle quorum, nothing is paid before enough independent signers attested the deposit.
+      if (this.deps.oracle && !(await depositAttested(facts, this.deps.oracle))) return 'later';
       const plan = planFill(facts.quote, destination);
       if (plan.kind === 'refuse') {
         await this.fail(facts, plan.reason, plan.details);

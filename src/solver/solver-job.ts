@@ -2,6 +2,7 @@ import type { ChainRegistry } from '../chains/chain-registry.js';
 import type { Clock } from '../common/clock.js';
 import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
 import type { EventStore } from '../event-store/event-store.js';
+import type { OracleGateway } from '../oracle/client/oracle-gateway.js';
 import type { EvmClients } from './evm-clients.js';
 import type { RequestCommands } from './request-commands.js';
 import type { SolverJobs } from './solver-jobs.js';
@@ -21,6 +22,8 @@ export interface SolverJobDeps {
   readonly clock: Clock;
   /** USD prices at fill time, for the request's actuals; none → the quote's own prices. */
   readonly prices?: PriceSource;
+  /** The oracles, when Ferry asks them: with a quorum, fills wait for the deposit's attestation. */
+  readonly oracle?: OracleGateway;
   /** How long one claim waits for a sent transaction to settle before giving the job back. */
   readonly settleWaitMs: number;
 }

@@ -1,7 +1,7 @@
 import type { Database, SqlExecutor } from '../database/database.js';
 import type { RecordedEvent } from '../event-store/event-store.js';
 
-export type JobKind = 'fill' | 'refund' | 'sweep' | 'give-back';
+export type JobKind = 'fill' | 'refund' | 'sweep' | 'give-back' | 'attest';
 
 /** A job claimed by this worker: `fence` is the token every later write of the worker must name. */
 export interface ClaimedJob {
@@ -35,6 +35,14 @@ export const jobKey = (job: Pick<ClaimedJob, 'kind' | 'requestId' | 'depositKey'
 export const depositKeyOf = (data: { chainId: number; txHash: string; logIndex?: number }): string =>
   `${data.chainId}:${data.txHash.toLowerCase()}:${data.logIndex ?? 0}`;
 
+/** The subject of an attestation job (`solver_jobs.deposit_key` of kind `attest`). */
+export const attestSubject = {
+  deposit: (data: { chainId: number; txHash: string; logIndex?: number }) => `deposit:${depositKeyOf(data)}`,
+  fill: (data: { chainId: number; txHash: string }) => `fill:${data.chainId}:${data.txHash.toLowerCase()}`,
+  refund: (data: { chainId: number; txHash: string }) =>
+    `refund:${data.chainId}:${data.txHash.toLowerCase()}`,
+};
+
 const WHERE_JOB = 'request_id = $1 AND kind = $2 AND deposit_key = $3 AND fence = $4';
 const jobParams = (job: ClaimedJob) => [job.requestId, job.kind, job.depositKey, job.fence.toString()];
 
@@ -47,7 +55,12 @@ const jobParams = (job: ClaimedJob) => [job.requestId, job.kind, job.depositKey,
 export class SolverJobs {
   constructor(
     private readonly db: Database,
-    private readonly options: { readonly leaseMs: number; readonly maxAttempts: number },
+    private readonly options: {
+      readonly leaseMs: number;
+      readonly maxAttempts: number;
+      /** Queue an `attest` job for each confirmed deposit, fill and refund (an oracle is configured). */
+      readonly attest?: boolean;
+    },
   ) {}
 
   /**
@@ -68,6 +81,7 @@ export class SolverJobs {
         );
       }
       await queueDepositAddressJobs(tx, requestId, event);
+      if (this.options.attest) await queueAttestation(tx, requestId, event);
       const reason = refundReason(event);
       if (reason !== null) {
         await tx.query(
@@ -215,6 +229,24 @@ async function queueDepositAddressJobs(
   }
   await insert('sweep', `${key}:0`, null);
   if (BigInt(data.surplus ?? '0') > 0n) await insert('give-back', `${key}:surplus`, 'SURPLUS');
+}
+
+/** An `attest` job for a confirmed deposit, a fill or a refund of the request (AttestJob). */
+async function queueAttestation(tx: SqlExecutor, requestId: string, event: RecordedEvent): Promise<void> {
+  const data = event.data as { chainId: number; txHash: string; logIndex?: number };
+  const subject =
+    event.type === 'DepositConfirmed'
+      ? attestSubject.deposit(data)
+      : event.type === 'FillSucceeded'
+        ? attestSubject.fill(data)
+        : event.type === 'RefundSucceeded'
+          ? attestSubject.refund(data)
+          : null;
+  if (subject === null) return;
+  await tx.query(
+    `INSERT INTO solver_jobs (request_id, kind, deposit_key) VALUES ($1, 'attest', $2) ON CONFLICT DO NOTHING`,
+    [requestId, subject],
+  );
 }
 
 /** The refund reason an event calls for: '' for a failed fill, the deadline for an expiry after a deposit; else null. */

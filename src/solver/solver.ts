@@ -8,6 +8,8 @@ import { followUntilAborted, sleepUnlessAborted } from '../common/follow-loop.js
 import type { Database } from '../database/database.js';
 import type { EventStore } from '../event-store/event-store.js';
 import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
+import type { OracleGateway } from '../oracle/client/oracle-gateway.js';
+import { AttestJob } from './attest-job.js';
 import { DepositAddressJob } from './deposit-address-job.js';
 import { EvmClients } from './evm-clients.js';
 import { FillJob } from './fill.js';
@@ -31,6 +33,8 @@ export interface SolverOptions {
   readonly onError?: (error: unknown) => void;
   /** USD prices at fill time, for the actuals a success records (`fill-actuals.ts`). */
   readonly prices?: PriceSource;
+  /** The oracles: their attestations are recorded on requests, and with a quorum fills wait for them. */
+  readonly oracle?: OracleGateway;
 }
 
 /**
@@ -52,6 +56,7 @@ export class Solver {
   private readonly fills: FillJob;
   private readonly refunds: RefundJob;
   private readonly addresses: DepositAddressJob;
+  private readonly attestations: AttestJob | null;
   private readonly returns: UnmatchedReturns;
   private readonly requests: RequestCommands;
 
@@ -65,7 +70,11 @@ export class Solver {
   ) {
     const clients = new EvmClients();
     const settleWaitMs = Math.max(1_000, Math.floor(options.leaseMs / 3));
-    this.jobs = new SolverJobs(db, { leaseMs: options.leaseMs, maxAttempts: options.maxAttempts ?? 12 });
+    this.jobs = new SolverJobs(db, {
+      leaseMs: options.leaseMs,
+      maxAttempts: options.maxAttempts ?? 12,
+      attest: options.oracle !== undefined,
+    });
     this.journal = new TransactionJournal(db, clients, privateKeyToAccount(options.privateKey));
     this.requests = new RequestCommands(commands);
     const deps = {
@@ -77,10 +86,14 @@ export class Solver {
       requests: this.requests,
       clock,
       prices: options.prices,
+      oracle: options.oracle,
     };
     this.fills = new FillJob({ ...deps, settleWaitMs });
     this.refunds = new RefundJob({ ...deps, settleWaitMs });
     this.addresses = new DepositAddressJob({ ...deps, settleWaitMs });
+    this.attestations = options.oracle
+      ? new AttestJob({ store, requests: this.requests, gateway: options.oracle, clock })
+      : null;
     this.returns = new UnmatchedReturns(db, chains, this.journal, {
       leaseMs: options.leaseMs,
       batchSize: options.batchSize,
@@ -133,14 +146,17 @@ export class Solver {
     return claimed.length > 0;
   }
 
+  private jobOf(job: ClaimedJob): { run(job: ClaimedJob): Promise<'done' | 'later'> } {
+    if (job.kind === 'fill') return this.fills;
+    if (job.kind === 'refund') return this.refunds;
+    // Attestation jobs queued while an oracle was configured wait for a process that has one.
+    if (job.kind === 'attest') return this.attestations ?? { run: async () => 'later' };
+    return this.addresses;
+  }
+
   private async run(job: ClaimedJob): Promise<void> {
     try {
-      const outcome =
-        job.kind === 'fill'
-          ? await this.fills.run(job)
-          : job.kind === 'refund'
-            ? await this.refunds.run(job)
-            : await this.addresses.run(job);
+      const outcome = await this.jobOf(job).run(job);
       if (outcome === 'done') await this.jobs.finish(job, 'done');
       else await this.jobs.later(job, this.options.pollIntervalMs);
     } catch (error) {

@@ -6,7 +6,8 @@ import { startTestApp, type TestApp } from '../support/app.js';
 describe('checked-in generated documents', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp({ PROJECTIONS_RUN: 'false' });
+    // The documented API has the oracle mounted (as `npm start` in development does).
+    app = await startTestApp({ PROJECTIONS_RUN: 'false', ORACLE_MOUNT: 'true' });
   });
   afterAll(async () => {
     await app?.close();

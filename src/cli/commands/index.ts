@@ -26,6 +26,8 @@ import { projectionStatusCommand } from './projection-status.command.js';
 import { rebuildProjectionCommand } from './rebuild-projection.command.js';
 import { replayRequest } from './replay-request.command.js';
 import { replayStream } from './replay-stream.command.js';
+import { verifyRequest } from './verify-request.command.js';
+import { hubDomain } from '../../oracle/config/oracle-config.js';
 import {
   LIST_DELIVERIES_OPTIONS,
   LIST_DELIVERIES_USAGE,
@@ -108,6 +110,24 @@ export const commands: readonly CliCommand[] = [
     description: 'print every event of a request with its status, then the v3 record it leads to',
     arity: 1,
     run: ({ store, output }, [requestId]) => replayRequest({ store }, requestId, output),
+  },
+  {
+    name: 'requests:verify',
+    usage: 'requests:verify <requestId>',
+    description:
+      "check the request's oracle attestations: message ids, domain, signatures against the signer set",
+    arity: 1,
+    run: ({ config, store, output }, [requestId]) =>
+      verifyRequest(
+        {
+          store,
+          domain: config.oracle.domain ?? hubDomain(process.env, config.environment, config.configDir),
+          signers: config.oracle.signers,
+          quorum: config.oracle.quorum,
+        },
+        requestId,
+        output,
+      ),
   },
   {
     name: 'projections:status',

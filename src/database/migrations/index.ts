@@ -8,6 +8,7 @@ import { TransactionJournal1763770600000 } from './1763770600000-transaction-jou
 import { DepositAddresses1763770700000 } from './1763770700000-deposit-addresses.js';
 import { ApiKeySponsorAddress1763771200000 } from './1763771200000-api-key-sponsor-address.js';
 import { ApiKeyRevenueShare1763771300000 } from './1763771300000-api-key-revenue-share.js';
+import { OracleAttestations1763771400000 } from './1763771400000-oracle-attestations.js';
 
 /** Every migration, in order. Adding one never edits the data source. */
 export const migrations = [
@@ -21,4 +22,5 @@ export const migrations = [
   DepositAddresses1763770700000,
   ApiKeySponsorAddress1763771200000,
   ApiKeyRevenueShare1763771300000,
+  OracleAttestations1763771400000,
 ];

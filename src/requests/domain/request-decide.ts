@@ -14,6 +14,8 @@ import {
   type FillSubmittedData,
   FillSucceeded,
   type FillSucceededData,
+  OracleAttested,
+  type OracleAttestedData,
   RefundFailed,
   type RefundFailedData,
   RefundSubmitted,
@@ -55,7 +57,8 @@ export type RequestCommand =
   | { readonly type: 'ExpireRequest'; readonly data: { readonly at: string } }
   | { readonly type: 'SupersedeRequest'; readonly data: RequestSupersededData }
   | { readonly type: 'AuthorizeWithdrawal'; readonly data: WithdrawalAuthorizedData }
-  | { readonly type: 'RecordDepositAddressTransfer'; readonly data: DepositAddressTransferData };
+  | { readonly type: 'RecordDepositAddressTransfer'; readonly data: DepositAddressTransferData }
+  | { readonly type: 'RecordAttestation'; readonly data: OracleAttestedData };
 
 export type RequestErrorCode =
   | 'REQUEST_NOT_FOUND'
@@ -215,6 +218,13 @@ export function decide(state: RequestState, command: RequestCommand): Decided[] 
         event,
         id: id('address-transfer', command.data.chainId, command.data.txHash),
       }));
+    case 'RecordAttestation':
+      // One attestation per fact: a second one of the same deposit, fill or refund restates it.
+      return allow(
+        state,
+        new OracleAttested(command.data),
+        `${state.requestId}:attested:${command.data.subject}`,
+      );
     case 'AuthorizeWithdrawal':
       // The same nonce signed again (a client retrying) restates the fact: one event per nonce.
       return allow(

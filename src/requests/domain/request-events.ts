@@ -298,6 +298,37 @@ export interface WithdrawalAuthorized extends WithdrawalAuthorizedData {}
 @StoredEvent('WithdrawalAuthorized')
 export class WithdrawalAuthorized extends DomainEvent<WithdrawalAuthorizedData> {}
 
+/**
+ * The attestation oracle attested a fact of this request (docs/oracle.md, "Ferry and its oracles"): its confirmed
+ * deposit (`depository-deposit`), its fill (`solver-fill`) or its refund (`solver-refund`). The whole signed message
+ * is kept, signatures included, so an auditor can recompute and recover it (`npm run cli -- requests:verify`).
+ * `subject` names the fact (`deposit:<chainId>:<txHash>:<logIndex>`, `fill:<chainId>:<txHash>`,
+ * `refund:<chainId>:<txHash>`); `counted`: the configured signers whose signatures were valid when recorded. Id:
+ * `<requestId>:attested:<subject>`. Status unchanged.
+ */
+export interface OracleAttestedData {
+  readonly kind: 'depository-deposit' | 'solver-fill' | 'solver-refund';
+  readonly subject: string;
+  readonly messageId: string;
+  readonly domain: {
+    readonly name: string;
+    readonly version: string;
+    readonly chainId: number;
+    readonly verifyingContract: string;
+  };
+  readonly message: { readonly data: Record<string, unknown>; readonly result: Record<string, unknown> };
+  readonly signatures: readonly {
+    readonly signer: string;
+    readonly signature: string;
+    readonly shadow: boolean;
+  }[];
+  readonly counted: readonly string[];
+  readonly attestedAt: string;
+}
+export interface OracleAttested extends OracleAttestedData {}
+@StoredEvent('OracleAttested')
+export class OracleAttested extends DomainEvent<OracleAttestedData> {}
+
 export const REQUEST_EVENTS = [
   RequestQuoted,
   DepositDetected,
@@ -314,6 +345,7 @@ export const REQUEST_EVENTS = [
   WithdrawalAuthorized,
   DepositAddressFunded,
   DepositAddressTransferRefused,
+  OracleAttested,
 ] as const;
 
 export type RequestEvent = InstanceType<(typeof REQUEST_EVENTS)[number]>;
@@ -332,4 +364,5 @@ export type RequestEventType =
   | 'RequestSuperseded'
   | 'WithdrawalAuthorized'
   | 'DepositAddressFunded'
-  | 'DepositAddressTransferRefused';
+  | 'DepositAddressTransferRefused'
+  | 'OracleAttested';

@@ -117,6 +117,8 @@ export function evolve(state: RequestState, event: RequestEvent): RequestState {
   if (!to) throw new Error(`Stream corrupted: ${type} cannot follow status ${state.status}`);
   if (state.status === 'none') return quoted(event as RequestQuoted);
 
+  // An attestation is evidence about a fact already recorded: the request itself does not change.
+  if (type === 'OracleAttested') return state;
   const base = { ...state, updatedAt: timeOf(event) };
   const depositOf = (s: QuotedState): TxKey | null => ('deposit' in s ? s.deposit : null);
   switch (type) {

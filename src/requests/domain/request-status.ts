@@ -48,6 +48,14 @@ export const TRANSITIONS: Readonly<
     failure: 'failure',
     refund: 'refund',
   },
+  // The oracle's attestation of a deposit, fill or refund already recorded: a fact about it that moves nothing.
+  OracleAttested: {
+    pending: 'pending',
+    submitted: 'submitted',
+    success: 'success',
+    failure: 'failure',
+    refund: 'refund',
+  },
 };
 
 export const TERMINAL_STATUSES: readonly RequestStatus[] = ['success', 'refund'];

@@ -168,6 +168,25 @@ function commandFor(type: RequestEventType, from: RequestStatus | 'none'): Reque
           authorizedAt: '2026-11-01T00:00:30.000Z',
         },
       };
+    case 'OracleAttested':
+      return {
+        type: 'RecordAttestation',
+        data: {
+          kind: 'depository-deposit',
+          subject: `deposit:${quote.originChainId}:0x${'ab'.repeat(32)}:0`,
+          messageId: '0x' + '12'.repeat(32),
+          domain: {
+            name: 'FerryOracle',
+            version: '1',
+            chainId: 31337,
+            verifyingContract: '0x' + '01'.repeat(20),
+          },
+          message: { data: {}, result: {} },
+          signatures: [],
+          counted: [],
+          attestedAt: '2026-11-01T00:02:00.000Z',
+        },
+      };
     case 'DepositAddressFunded':
     case 'DepositAddressTransferRefused':
       throw new Error(
@@ -202,6 +221,13 @@ const EXPECTED: Record<RequestEventType, Partial<Record<RequestStatus | 'none', 
   DepositAddressTransferRefused: {
     waiting: 'waiting',
     depositing: 'depositing',
+    pending: 'pending',
+    submitted: 'submitted',
+    success: 'success',
+    failure: 'failure',
+    refund: 'refund',
+  },
+  OracleAttested: {
     pending: 'pending',
     submitted: 'submitted',
     success: 'success',

@@ -1,0 +1,89 @@
+import { type Address, type Hex, isAddressEqual, recoverAddress } from 'viem';
+import {
+  type AttestationKind,
+  type AttestationMessage,
+  digestOf,
+  messageIdOf,
+  type OracleDomain,
+} from '../messages/oracle-messages.js';
+
+/** An attestation as stored or received: nothing in it is trusted until checked here. */
+export interface UntrustedAttestation {
+  readonly kind: string;
+  readonly messageId: string;
+  readonly domain: { name: string; version: string; chainId: number; verifyingContract: string };
+  readonly message: unknown;
+  readonly signatures: readonly { readonly signer: string; readonly signature: string }[];
+}
+
+export interface SignatureCheck {
+  readonly signer: string;
+  /** The address the signature recovers to over the recomputed digest, or null when it does not recover. */
+  readonly recovered: string | null;
+  /** Recovers to the signer it names, and that signer is in the configured set. */
+  readonly counted: boolean;
+  readonly problem: string | null;
+}
+
+export interface AttestationCheck {
+  /** The message id recomputed from the message (it must equal the stored one). */
+  readonly messageId: Hex | null;
+  readonly problems: readonly string[];
+  readonly signatures: readonly SignatureCheck[];
+  /** Distinct configured signers with a valid signature. */
+  readonly counted: readonly Address[];
+}
+
+/**
+ * Checks an attestation against Ferry's own view: the message id is recomputed from the message, the domain must be
+ * the configured one, and each signature must recover (over the recomputed digest) to the signer it names, who must
+ * be in `signers`. Used by the solver's quorum and by `requests:verify`; it trusts neither the stored id, nor the
+ * names, nor the `shadow` flags.
+ */
+export async function checkAttestation(
+  attestation: UntrustedAttestation,
+  domain: OracleDomain,
+  signers: readonly Address[],
+): Promise<AttestationCheck> {
+  const problems: string[] = [];
+  const kind = attestation.kind as AttestationKind;
+  let messageId: Hex | null = null;
+  try {
+    messageId = messageIdOf(kind, attestation.message as AttestationMessage);
+  } catch (error) {
+    problems.push(`message does not encode as ${kind}: ${(error as Error).message.split('\n')[0]}`);
+  }
+  if (messageId && messageId !== attestation.messageId) {
+    problems.push(`messageId ${attestation.messageId} is not the message's ${messageId}`);
+  }
+  if (!sameDomain(attestation.domain, domain)) problems.push('domain is not the configured hub domain');
+  if (problems.length > 0) return { messageId, problems, signatures: [], counted: [] };
+  const digest = digestOf(kind, attestation.message as AttestationMessage, domain);
+  const checks: SignatureCheck[] = [];
+  const counted: Address[] = [];
+  for (const { signer, signature } of attestation.signatures) {
+    const recovered = await recoverAddress({ hash: digest, signature: signature as Hex }).catch(() => null);
+    const named = recovered !== null && isAddressEqual(recovered, signer as Address);
+    const known = signers.find((candidate) => named && isAddressEqual(candidate, recovered));
+    const problem = !recovered
+      ? 'does not recover'
+      : !named
+        ? `recovers to ${recovered}, not ${signer}`
+        : !known
+          ? 'signer is not in the configured signer set'
+          : null;
+    checks.push({ signer, recovered, counted: problem === null, problem });
+    if (known && !counted.some((address) => isAddressEqual(address, known))) counted.push(known);
+  }
+  return { messageId, problems, signatures: checks, counted };
+}
+
+function sameDomain(a: UntrustedAttestation['domain'], b: OracleDomain): boolean {
+  return (
+    a?.name === b.name &&
+    a.version === b.version &&
+    Number(a.chainId) === b.chainId &&
+    typeof a.verifyingContract === 'string' &&
+    a.verifyingContract.toLowerCase() === b.verifyingContract.toLowerCase()
+  );
+}
