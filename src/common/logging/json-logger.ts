@@ -15,7 +15,7 @@ const FROM_NEST: Record<NestLevel, LogLevel> = {
 
 /** Keys whose values never reach a log line, wherever they sit in a logged object. */
 const SECRET_KEYS =
-  /^(x-api-key|authorization|apiKey|api_key|password|secret|privateKey|ECDSA_PRIVATE_KEY)$/i;
+  /^(x-api-key|authorization|apiKey|api_key|password|secret|privateKey|ECDSA_PRIVATE_KEY|secretAccessKey|sessionToken|AWS_SECRET_ACCESS_KEY|AWS_SESSION_TOKEN|x-amz-security-token)$/i;
 
 /** One JSON object per line on stdout (stderr for errors), in the same shape as Fastify's request logs. */
 export class JsonLogger implements LoggerService {
