@@ -6,6 +6,11 @@ import {
   deployDevnet,
   type DevnetDeployment,
 } from './devnet/deploy-devnet.js';
+import {
+  DEVNET_ORACLE_SIGNERS,
+  DEVNET_ORACLE_THRESHOLD,
+  ORACLE_VERIFIER_OWNER,
+} from './devnet/deploy-oracle-verifier.js';
 import { PRICE_FEED_DEPLOYER } from './devnet/deploy-price-feeds.js';
 import { type LocalChain, repositoryRoot, startLocalChain } from './devnet/local-chain.js';
 
@@ -133,6 +138,16 @@ function summary(
       for (const [asset, address] of Object.entries(deployment.priceFeeds)) {
         lines.push(`      ${asset.padEnd(14)} ${address}`);
       }
+    }
+    if (deployment.oracleVerifier) {
+      lines.push(
+        `    OracleVerifier   ${deployment.oracleVerifier}  (hub oracle; owner: account #4 ${ORACLE_VERIFIER_OWNER.address};` +
+          ` threshold ${DEVNET_ORACLE_THRESHOLD})`,
+      );
+      // The signers' keys are Hardhat's public ones, listed in docs/oracle-verifier.md; the summary names them only.
+      DEVNET_ORACLE_SIGNERS.forEach((signer, index) =>
+        lines.push(`      oracle signer  ${signer.address}  (Hardhat account #${7 + index})`),
+      );
     }
     lines.push('');
   });

@@ -18,6 +18,11 @@ import {
   PRICE_FEED_CHAIN_ID,
   priceFeedAccount,
 } from './deploy-price-feeds.js';
+import {
+  deployOracleVerifier,
+  ORACLE_HUB_CHAIN_ID,
+  oracleVerifierAccount,
+} from './deploy-oracle-verifier.js';
 import { repositoryRoot, rpc } from './local-chain.js';
 
 export interface DevnetAccount {
@@ -92,6 +97,8 @@ export interface DevnetDeployment {
   readonly depositAddressFactory: Address;
   /** The USD price feeds by asset, on the price chain (31337) only; null elsewhere (docs/prices.md). */
   readonly priceFeeds: DevnetPriceFeeds | null;
+  /** FerryOracleVerifier, on the hub chain (31337) only; null elsewhere (docs/oracle-verifier.md). */
+  readonly oracleVerifier: Address | null;
 }
 
 export interface DeployDevnetParameters {
@@ -105,7 +112,8 @@ export interface DeployDevnetParameters {
  * solver account) and FerryDepositAddressFactory (owner: the solver). On a fresh chain the deployer's nonces 0 to 3, 6
  * and 7 give the addresses the config files list (0x5FbDB…, 0xe7f17…, 0x9fE46…, 0xCf7Ed…, executor 0x01658…,
  * deposit-address factory 0xa513E…). On the price chain (31337) Hardhat account #5 then deploys the USD price feeds
- * (`deployPriceFeeds`), at addresses no other deployment moves. Automine is switched on
+ * (`deployPriceFeeds`), and on the oracle hub (also 31337) account #4 deploys FerryOracleVerifier
+ * (`deployOracleVerifier`), both at addresses no other deployment moves. Automine is switched on
  * for the deployment and restored after, so an interval-mined chain does not wait a block per transaction.
  *
  * @example const deployment = await deployDevnet({ rpcUrl: 'http://127.0.0.1:8545', chainId: 31337 })
@@ -177,7 +185,21 @@ export async function deployDevnet({ rpcUrl, chainId }: DeployDevnetParameters):
             artifact: readArtifact('TestPriceFeed'),
           })
         : null;
-    return { ...contracts, callExecutor: executor, depositAddressFactory: factory, priceFeeds };
+    const oracleVerifier =
+      chainId === ORACLE_HUB_CHAIN_ID
+        ? await deployOracleVerifier({
+            reader,
+            wallet: createWalletClient({ account: oracleVerifierAccount(), chain, transport }),
+            artifact: readArtifact('FerryOracleVerifier'),
+          })
+        : null;
+    return {
+      ...contracts,
+      callExecutor: executor,
+      depositAddressFactory: factory,
+      priceFeeds,
+      oracleVerifier,
+    };
   } finally {
     if (!automine) await rpc(rpcUrl, 'evm_setAutomine', [false]);
   }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const DEPLOYED = ['FerryDepository', 'SmartWallet', 'TestUSDC', 'TestWETH'];
+const DEPLOYED = ['FerryDepository', 'FerryOracleVerifier', 'SmartWallet', 'TestUSDC', 'TestWETH'];
 
 /** `node scripts/compile-contracts.mjs --check` in `root`: recompiles in memory and compares, writing nothing. */
 function checkArtifacts(root: string) {
