@@ -8,9 +8,10 @@ import { createSigner } from './signer/create-signer.js';
 
 /** The oracle on its own: `npm run start:oracle` (port HTTP_PORT, then PORT, then 3000). */
 async function main(): Promise<void> {
+  // Secrets fill in variables the environment leaves unset or empty (compose passes unset ones as '').
   const env = {
-    ...loadVaultSecrets(process.env.VAULT_SECRETS_DIR || '/vault/secrets', process.env),
     ...process.env,
+    ...loadVaultSecrets(process.env.VAULT_SECRETS_DIR || '/vault/secrets', process.env),
   };
   const config = loadOracleConfig(env);
   const signer = await createSigner(config.signing, env);
