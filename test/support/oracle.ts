@@ -11,7 +11,7 @@ import { digestOf } from '../../src/oracle/messages/oracle-messages.js';
 import { RawKeySigner } from '../../src/oracle/signer/oracle-signer.js';
 
 /**
- * Hardhat's well-known accounts #6 to #9, used as oracle signers: none of them is a devnet role (deployer, solver,
+ * Hardhat's well-known accounts #6 to #10, used as oracle signers: none of them is a devnet role (deployer, solver,
  * user, relayer, price-feed deployer), so a signature can never be mistaken for one of those accounts'. Public keys:
  * never fund them anywhere real.
  */
@@ -20,6 +20,7 @@ export const ORACLE_SIGNER_KEYS = {
   seven: '0x4bbbf85ce3377467afe5d46f804f221813b2bb87f24d81f60f1fcdbf7cbf4356',
   eight: '0xdbda1821b80551c9d65939329250298aa3472ba22feea921c0cf5d620ea67b97',
   nine: '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6',
+  ten: '0xf214f2b2cd398c806f84e317254e0f0b801d0643303237d97a22a48e01628897',
 } as const satisfies Record<string, Hex>;
 
 export interface RunningOracle {
@@ -108,19 +109,21 @@ export interface RecordedRequest {
 /**
  * A loopback HTTP relay in front of an oracle: records every request (method, path, headers, body) and forwards it.
  * With `hold`, requests wait until `release()`, so the oracle behind it is slower than any peer time-out without the
- * test depending on a clock.
+ * test depending on a clock. With `rewrite`, the oracle's answer is changed on the way back (a peer that lies).
  */
 export class HttpRelay {
   readonly requests: RecordedRequest[] = [];
   private server: Server | null = null;
   private held: (() => void)[] = [];
   private released: boolean;
+  private readonly rewrite: (body: string) => string;
 
   constructor(
     private readonly target: string,
-    options: { hold?: boolean } = {},
+    options: { hold?: boolean; rewrite?: (body: string) => string } = {},
   ) {
     this.released = !options.hold;
+    this.rewrite = options.rewrite ?? ((body) => body);
   }
 
   async start(): Promise<string> {
@@ -171,6 +174,6 @@ export class HttpRelay {
       headers,
       body: request.method === 'GET' ? undefined : request.body,
     });
-    return { status: answer.status, body: await answer.text() };
+    return { status: answer.status, body: this.rewrite(await answer.text()) };
   }
 }
