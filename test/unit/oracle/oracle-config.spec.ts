@@ -85,6 +85,15 @@ describe(loadOracleConfig.name, () => {
 });
 
 describe(parsePeers.name, () => {
+  it('refuses a URL with credentials (fetch would refuse every call, and log it), without echoing them', () => {
+    const error = configError(() =>
+      parsePeers('https://peer.example|k-a;https://ops:k-secret-pw@peer.example|k-b'),
+    );
+    expect(error.message).toBe(
+      'Invalid configuration: PEERS entry 2 has credentials in its URL; put the peer key after |',
+    );
+  });
+
   it.each(['https://peer.example', 'https://peer.example|', '|k-peer', 'not a url|k-peer', 'https://a|k;;'])(
     'refuses %j',
     (text) => {
