@@ -5,6 +5,7 @@ import {
   type Hex,
   http,
   keccak256,
+  parseAbi,
   toHex,
   type TransactionReceipt,
 } from 'viem';
@@ -17,6 +18,11 @@ import { ChainClients } from './chain-clients.js';
 import type { Devnet } from './devnet.js';
 
 export const NATIVE = '0x0000000000000000000000000000000000000000' as Address;
+
+const smartWalletAbi = parseAbi([
+  'struct Call { address to; uint256 value; bytes data; }',
+  'function executeBatch(Call[] calls) payable',
+]);
 
 /** A fresh 32-byte order id from a label. */
 export const orderIdOf = (label: string): Hex => keccak256(toHex(`oracle-test:${label}`));
@@ -47,6 +53,25 @@ export class OracleFacts {
       this.chain.deployment.depository,
       encodeFunctionData({ abi: depositoryAbi, functionName: 'depositNative', args: [this.user, orderId] }),
       amount,
+    );
+  }
+
+  /** Two native deposits of `amount` for the same order in one transaction (the user's SmartWallet batch). */
+  depositTwiceInOneTransaction(orderId: Hex, amount: bigint): Promise<TransactionReceipt> {
+    const call = {
+      to: this.chain.deployment.depository,
+      value: amount,
+      data: encodeFunctionData({
+        abi: depositoryAbi,
+        functionName: 'depositNative',
+        args: [this.user, orderId],
+      }),
+    };
+    return this.send(
+      this.chain.accounts.user.privateKey,
+      this.chain.deployment.smartWallet,
+      encodeFunctionData({ abi: smartWalletAbi, functionName: 'executeBatch', args: [[call, call]] }),
+      2n * amount,
     );
   }
 

@@ -112,6 +112,30 @@ describe('oracle attestations on real devnets', () => {
       });
     });
 
+    it('asks which deposit when a transaction holds several, and attests the one named by logIndex', async () => {
+      const orderId = orderIdOf('two-deposits');
+      const receipt = await factsA.depositTwiceInOneTransaction(orderId, 100n);
+      const logIndexes = receipt.logs
+        .filter((log) => log.address === a.deployment.depository.toLowerCase())
+        .map((log) => log.logIndex);
+      expect(logIndexes).toHaveLength(2);
+      const request = { chainId: 31337, transactionId: receipt.transactionHash };
+      for (const body of [request, { ...request, depositId: orderId }]) {
+        const refusal = await refused(DEPOSITS, body, 'AMBIGUOUS_ATTESTATION');
+        expect(refusal.message).toMatch(/^Transaction holds 2 matching events .*; name one with logIndex$/);
+        expect(refusal.errorData?.found).toHaveLength(2);
+      }
+      const second = await attested(DEPOSITS, { ...request, depositId: orderId, logIndex: logIndexes[1] });
+      expect(second.message.result).toMatchObject({ amount: '100', logIndex: String(logIndexes[1]) });
+      const notADeposit = logIndexes[0] + 1;
+      const { message } = await refused(
+        DEPOSITS,
+        { ...request, logIndex: notADeposit },
+        'ATTESTATION_MISMATCH',
+      );
+      expect(message).toMatch(/holds no matching deposit .*; it holds 2 others$/);
+    });
+
     it("attests a withdrawal by the depository's owner", async () => {
       await factsA.depositNative(orderIdOf('to-withdraw'), parseEther('2'));
       const receipt = await factsA.withdraw(NATIVE, RECIPIENT, parseEther('0.5'));
