@@ -10,7 +10,9 @@ export type RpcFault =
   /** Do not forward; answer with this JSON-RPC error. */
   | { readonly kind: 'error'; readonly message: string }
   /** Forward the same method with other params (e.g. a lagging `finalized` block), and answer with that. */
-  | { readonly kind: 'forward-as'; readonly params: unknown[] };
+  | { readonly kind: 'forward-as'; readonly params: unknown[] }
+  /** Forward, then answer with the node's `result` rewritten (another chain state, as a lying or forked node). */
+  | { readonly kind: 'rewrite-result'; readonly rewrite: (result: unknown) => unknown };
 
 /**
  * A real JSON-RPC proxy on loopback in front of a devnet, which injects faults into chosen calls: `decide` sees each
@@ -61,6 +63,10 @@ export class RpcProxy {
     );
     if (fault?.kind === 'error-after-forward') return rpcError(call.id, fault.message);
     if (fault?.kind === 'hang-up-after-forward') return null;
+    if (fault?.kind === 'rewrite-result') {
+      const parsed = JSON.parse(answer) as { result?: unknown };
+      if ('result' in parsed) return JSON.stringify({ ...parsed, result: fault.rewrite(parsed.result) });
+    }
     return answer;
   }
 

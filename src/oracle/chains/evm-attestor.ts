@@ -215,14 +215,24 @@ function directPayment(transaction: Transaction, receipt: TransactionReceipt, qu
     }
     return transaction.value;
   }
-  return parseEventLogs({ abi: erc20Abi, logs: receipt.logs, eventName: 'Transfer' })
-    .filter(
-      (log) =>
-        same(log.address, query.currency) &&
-        same(log.args.from, transaction.from) &&
-        same(log.args.to, query.recipient),
-    )
-    .reduce((sum, log) => sum + log.args.value, 0n);
+  const transfers = parseEventLogs({ abi: erc20Abi, logs: receipt.logs, eventName: 'Transfer' });
+  const paid = transfers.filter(
+    (log) =>
+      same(log.address, query.currency) &&
+      same(log.args.from, transaction.from) &&
+      same(log.args.to, query.recipient),
+  );
+  if (paid.length === 0) {
+    throw mismatch(`Transaction transfers no ${query.currency} from the solver to ${query.recipient}`, {
+      transfers: transfers.map((log) => ({
+        token: getAddress(log.address),
+        from: log.args.from,
+        to: log.args.to,
+        amount: log.args.value.toString(),
+      })),
+    });
+  }
+  return paid.reduce((sum, log) => sum + log.args.value, 0n);
 }
 
 /** A fill through the call executor: its `Filled` event for the order, currency and recipient. */
@@ -233,7 +243,20 @@ function executorPayment(receipt: TransactionReceipt, chain: ChainInfo, query: P
   if (filled.length === 0) {
     throw mismatch(`The call executor filled no order ${query.orderId} in this transaction`, {});
   }
-  return filled
-    .filter((log) => same(log.args.token, query.currency) && same(log.args.recipient, query.recipient))
-    .reduce((sum, log) => sum + log.args.amount, 0n);
+  const paid = filled.filter(
+    (log) => same(log.args.token, query.currency) && same(log.args.recipient, query.recipient),
+  );
+  if (paid.length === 0) {
+    throw mismatch(
+      `The call executor filled order ${query.orderId} with no ${query.currency} to ${query.recipient}`,
+      {
+        filled: filled.map((log) => ({
+          token: log.args.token,
+          recipient: log.args.recipient,
+          amount: log.args.amount.toString(),
+        })),
+      },
+    );
+  }
+  return paid.reduce((sum, log) => sum + log.args.amount, 0n);
 }
