@@ -4,6 +4,14 @@ import type { OraclePeer } from '../config/peers.js';
 import type { Attestation, OracleSignature } from '../attestation.js';
 import { ATTESTATION_ROUTES, digestOf, messageIdOf, type OracleDomain } from '../messages/oracle-messages.js';
 
+/** A peer's refusals that say the chain shows something else than our reading (the rest are failures). */
+const FACT_REFUSALS = new Set([
+  'ATTESTATION_MISMATCH',
+  'AMBIGUOUS_ATTESTATION',
+  'TRANSACTION_NOT_FOUND',
+  'TRANSACTION_NOT_FINAL',
+]);
+
 /** How one peer's answer was judged (logged; `kept` signatures join the attestation). */
 export type PeerOutcome =
   | { readonly peer: string; readonly outcome: 'agreed'; readonly kept: readonly OracleSignature[] }
@@ -84,7 +92,9 @@ export class PeerSignatures {
     }
     if (!answer.ok) {
       const code = (theirs as { errorCode?: string }).errorCode ?? 'no errorCode';
-      return { peer: peer.url, outcome: 'disagreed', reason: `HTTP ${answer.status} ${code}` };
+      // Only a reading of the chain that differs from ours is a disagreement; a refused key or a failing RPC is not.
+      const outcome = FACT_REFUSALS.has(code) ? 'disagreed' : 'failed';
+      return { peer: peer.url, outcome, reason: `HTTP ${answer.status} ${code}` };
     }
     return judge(peer.url, ours, theirs);
   }

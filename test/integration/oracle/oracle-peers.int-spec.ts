@@ -267,7 +267,7 @@ describe('oracle peers over real HTTP', () => {
     expect(attestation.signatures.map((signature) => signature.signer)).toEqual([passThrough.signer.address]);
     expect(agreeRelay.requests.at(-1)!.headers['x-api-key']).toBe(OTHER_KEY);
     expect(outcomesOf(attestation.messageId)[urls.agree]).toMatchObject({
-      outcome: 'disagreed',
+      outcome: 'failed',
       reason: 'HTTP 401 UNAUTHORIZED',
     });
   });

@@ -35,7 +35,7 @@ describe(loadOracleConfig.name, () => {
         name: 'FerryOracle',
         version: '1',
         chainId: 31337,
-        verifyingContract: '0x0000000000000000000000000000000000000001',
+        verifyingContract: '0xbdEd0D2bf404bdcBa897a74E6657f1f12e5C6fb6',
       },
     });
   });
