@@ -18,6 +18,7 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { RequestStatusModule } from './requests/status/request-status.module.js';
 import { QuotesModule } from './quotes/quotes.module.js';
 import { RevenueShareModule } from './revenue-share/revenue-share.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import type { OracleConfig } from './oracle/config/oracle-config.js';
 import { OracleModule } from './oracle/oracle.module.js';
 import { RawKeySigner } from './oracle/signer/oracle-signer.js';
@@ -49,6 +50,7 @@ export class AppModule {
         ChainRuntimeModule,
         AppFeesModule,
         RevenueShareModule,
+        MetricsModule,
         ...(config.oracle.mounted
           ? [OracleModule.forRoot(config.oracle.mounted, mountedSigner(config.oracle.mounted))]
           : []),

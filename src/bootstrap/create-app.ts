@@ -12,6 +12,7 @@ import { answerRouteNotFound } from '../common/http/route-not-found.js';
 import { createValidationPipe } from '../common/http/validation.pipe.js';
 import { JsonLogger } from '../common/logging/json-logger.js';
 import { installRequestLog } from '../common/logging/request-log.js';
+import { installHttpMetrics } from '../metrics/http-metrics.js';
 import { setupOpenApi } from './openapi.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -88,6 +89,7 @@ export async function createApp(
     reply.header('x-request-id', request.id);
   });
   installRequestLog(fastify, config.http.requestSummaryIntervalMs);
+  installHttpMetrics(fastify);
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalPipes(createValidationPipe());
   app.enableCors({

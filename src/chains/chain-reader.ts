@@ -45,7 +45,7 @@ export class ChainReader {
     if (chain.vmType !== 'evm' || !rpcUrl) return Promise.resolve(fallback);
     return this.gasPrices.get(String(chain.id), () =>
       this.clients
-        .of(rpcUrl)
+        .of(rpcUrl, chain.id)
         .getGasPrice()
         .then((priceWei): GasPrice => ({ priceWei, source: 'rpc' }))
         .catch(() => fallback),
@@ -134,7 +134,7 @@ export class ChainReader {
   /** One client per RPC URL, reused by every read (gas, balance, allowance). */
   private client(chain: ChainInfo): PublicClient | null {
     if (chain.vmType !== 'evm' || !chain.rpcUrl) return null;
-    return this.clients.of(chain.rpcUrl);
+    return this.clients.of(chain.rpcUrl, chain.id);
   }
 }
 

@@ -45,6 +45,8 @@ export interface AppConfig {
   readonly webhooks: WebhooksConfig;
   /** Operator routes (`/admin/...`) need `x-admin-token` equal to this; null disables them. */
   readonly adminApiToken: string | null;
+  /** `GET /metrics` needs `Authorization: Bearer <this>`; null: open (production warns at start). */
+  readonly metricsToken: string | null;
   /** How often the deadline sweeper looks for requests past a deadline (0: never, e.g. in tests that sweep by hand). */
   readonly requests: { readonly sweepIntervalMs: number };
   readonly postgres: { readonly poolSize: number; readonly idleInTransactionSessionTimeoutMs: number };
@@ -178,6 +180,7 @@ export function loadAppConfig(env: Env, configDir = resolve('configs')): AppConf
       allowInsecureLocalTargets: read.boolean('webhooks.allowInsecureLocalTargets'),
     },
     adminApiToken: adminApiToken(env),
+    metricsToken: env.METRICS_TOKEN ? env.METRICS_TOKEN : null,
     chains: (chains = loadChainRegistry(env, environment, configDir)),
     quotes: quotesConfig(read, environment, chains),
     chainRuntime: {

@@ -1,5 +1,6 @@
 import { type Chain, createPublicClient, http, type PublicClient } from 'viem';
 import type { ChainInfo } from '../chains/chain.js';
+import { countingFetch } from '../metrics/process-metrics.js';
 
 /** The chain's RPC, or a clear error naming the variable that would set it. */
 export function rpcOf(chain: ChainInfo): string {
@@ -35,7 +36,11 @@ export class EvmClients {
     if (!client) {
       client = createPublicClient({
         chain: viemChain(chain),
-        transport: http(rpcOf(chain), { retryCount: 1, timeout: this.timeoutMs }),
+        transport: http(rpcOf(chain), {
+          retryCount: 1,
+          timeout: this.timeoutMs,
+          fetchFn: countingFetch(chain.id),
+        }),
         pollingInterval: 100,
         cacheTime: 0,
       }) as PublicClient;

@@ -14,6 +14,7 @@ import type { Database } from '../../database/database.js';
 import { ExecuteRequestCommand } from '../../requests/commands/execute-request.command.js';
 import { RequestDomainError } from '../../requests/domain/request-decide.js';
 import { depositoryAbi } from '../abi/depository.js';
+import { chainHead, countingFetch } from '../../metrics/process-metrics.js';
 import type { ChainInfo } from '../chain.js';
 import {
   depositAddressBalances,
@@ -119,6 +120,7 @@ export class ChainWatcher {
   async poll(chain: ChainInfo): Promise<number> {
     const client = this.client(chain);
     const head = await client.getBlockNumber();
+    chainHead.set({ chain: String(chain.id) }, Number(head));
     const cursor = await this.cursor(chain, head);
     // A reorg to a shorter chain: scan the new blocks again from the new head.
     const seenFrom = (cursor.seen > head ? head : cursor.seen) + 1n;
@@ -385,7 +387,7 @@ export class ChainWatcher {
       // No block-number cache: viem would otherwise reuse the head for its polling interval (4 s by default),
       // delaying every deposit by up to that much.
       client = createPublicClient({
-        transport: http(chain.rpcUrl!, { retryCount: 2 }),
+        transport: http(chain.rpcUrl!, { retryCount: 2, fetchFn: countingFetch(chain.id) }),
         cacheTime: 0,
         pollingInterval: this.options.pollIntervalMs,
       }) as PublicClient;

@@ -4,6 +4,7 @@ import { QuoteError } from '../../quotes/domain/quote-error.js';
 import { ApiError, type ErrorBody } from './api-error.js';
 import { ERROR_CODES, type ErrorCode } from './error-codes.js';
 import { routeNotFoundBody } from './route-not-found.js';
+import { ERROR_CODE } from '../../metrics/http-metrics.js';
 
 /**
  * Every error leaves the app as the spec's body with a documented `errorCode`. Errors Ferry did not anticipate
@@ -18,6 +19,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
     const { status, body } = toErrorBody(exception, request);
+    (request as unknown as Record<symbol, string>)[ERROR_CODE] = body.errorCode;
     if (status >= 500) {
       this.logger.error({
         msg: 'request failed',

@@ -122,7 +122,7 @@ export class EvmAttestor implements ChainAttestor {
         { chainId: chain.id, reason: 'not-configured' },
       );
     }
-    const client = this.clients.of(chain.rpcUrl);
+    const client = this.clients.of(chain.rpcUrl, chain.id);
     const { transaction, receipt, finalBlock } = await read(chain, async () => {
       const [receipt, transaction] = await Promise.all([
         client.getTransactionReceipt({ hash: transactionId }),

@@ -1,0 +1,39 @@
+import { Controller, Get, Header, Headers, Inject } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { ApiError } from '../common/http/api-error.js';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import { MetricsService } from './metrics.service.js';
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/**
+ * `GET /metrics`: Prometheus's text format (docs/operations.md, "Metrics"). Open when `METRICS_TOKEN` is unset;
+ * otherwise it needs `Authorization: Bearer <token>` (401 UNAUTHORIZED), compared in constant time.
+ */
+@ApiExcludeController()
+@Controller('metrics')
+export class MetricsController {
+  private readonly token: Buffer | null;
+
+  constructor(
+    private readonly metrics: MetricsService,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.token = config.metricsToken === null ? null : digest(config.metricsToken);
+  }
+
+  @Get()
+  @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
+  @Header('cache-control', 'no-store')
+  async scrape(@Headers('authorization') authorization?: string): Promise<string> {
+    if (this.token) {
+      const presented = /^Bearer (.+)$/.exec(authorization ?? '')?.[1] ?? '';
+      if (!timingSafeEqual(digest(presented), this.token)) {
+        throw new ApiError('UNAUTHORIZED', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>');
+      }
+    }
+    return this.metrics.text();
+  }
+}
