@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { ApiSecurity } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { API_KEY_MODE, ApiKeyGuard, type ApiKeyMode } from './api-key.guard.js';
+import { ANONYMOUS_RATE_LIMIT, API_KEY_MODE, ApiKeyGuard, type ApiKeyMode } from './api-key.guard.js';
 import type { AuthenticatedApiKey } from './api-keys.service.js';
 
 /**
@@ -27,6 +27,14 @@ export const RequireApiKey = (): MethodDecorator & ClassDecorator =>
  */
 export const OptionalApiKey = (): MethodDecorator & ClassDecorator =>
   applyDecorators(SetMetadata(API_KEY_MODE, 'optional' satisfies ApiKeyMode), UseGuards(ApiKeyGuard));
+
+/**
+ * On an `@OptionalApiKey()` route: callers without a key are limited per client address
+ * (`apiKeys.anonymousRateLimitPerMinute`, `ANONYMOUS_RATE_LIMIT_PER_MINUTE`; 0: no limit). For routes that append
+ * events (`POST /quote/v2`), so an anonymous caller cannot grow the log without bound.
+ */
+export const AnonymousRateLimit = (): MethodDecorator & ClassDecorator =>
+  SetMetadata(ANONYMOUS_RATE_LIMIT, true);
 
 /** The caller's key (`AuthenticatedApiKey`), or null when the route is optional and none was sent. */
 export const CurrentApiKey = createParamDecorator(

@@ -24,6 +24,8 @@ export const API_KEY_RATE_LIMITER = Symbol('ApiKeyRateLimiter');
 /** Metadata key: whether a route requires a key or merely accepts one. */
 export const API_KEY_MODE = 'ferry:api-key-mode';
 export type ApiKeyMode = 'required' | 'optional';
+/** Metadata key: callers without a key are rate-limited per client address (`@AnonymousRateLimit()`). */
+export const ANONYMOUS_RATE_LIMIT = 'ferry:anonymous-rate-limit';
 
 /**
  * Authenticates the `x-api-key` header and enforces the key's rate limit. Missing (on a required route) → 401;
@@ -56,6 +58,7 @@ export class ApiKeyGuard implements CanActivate {
     const header = request.headers[API_KEY_HEADER];
     if (header === undefined || header === '') {
       if (mode === 'optional') {
+        this.limitAnonymous(context, request, http.getResponse<FastifyReply>());
         request.apiKey = null;
         return true;
       }
@@ -75,5 +78,23 @@ export class ApiKeyGuard implements CanActivate {
     );
     request.apiKey = apiKey;
     return true;
+  }
+
+  /**
+   * A keyless caller of an `@AnonymousRateLimit()` route counts against its client address (`request.ip`: the
+   * socket's peer, or with `TRUST_PROXY` the client the proxies name). 429 with `Retry-After` over the limit.
+   */
+  private limitAnonymous(context: ExecutionContext, request: FastifyRequest, reply: FastifyReply): void {
+    const limit = this.config.apiKeys.anonymousRateLimitPerMinute;
+    if (limit === 0 || !this.reflector.get<boolean>(ANONYMOUS_RATE_LIMIT, context.getHandler())) return;
+    enforceRateLimit(
+      this.limiter,
+      reply,
+      `anonymous:${request.ip}`,
+      limit,
+      (max, retryAfter) =>
+        `Rate limit of ${max} requests per minute exceeded for callers without an API key from this address; ` +
+        `retry after ${retryAfter} s, or send an x-api-key`,
+    );
   }
 }

@@ -40,6 +40,14 @@ export async function createApp(
   options: CreateAppOptions = {},
 ): Promise<NestFastifyApplication> {
   const adapter = new FerryFastifyAdapter({
+    // Behind a load balancer (`TRUST_PROXY`): request.ip is the client its X-Forwarded-For names (rate limits, logs).
+    trustProxy:
+      typeof config.http.trustProxy === 'number'
+        ? (
+            (hops: number) => (_address: string, hop: number) =>
+              hop < hops
+          )(config.http.trustProxy)
+        : config.http.trustProxy,
     bodyLimit: config.http.bodyLimitBytes,
     // Errors Fastify raises before any route (a malformed URL, a too long parameter) answer the spec's body too.
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {

@@ -245,6 +245,7 @@ export function componentSchemas(): Record<string, Schema> {
 /** Readable operation ids, by `<Controller>_<method>`; every operation must have one (a test checks). */
 export const OPERATION_IDS: Readonly<Record<string, string>> = {
   HealthController_get: 'getHealth',
+  HealthController_live: 'getHealthLive',
   RequestsV3Controller_list: 'getRequestsV3',
   RequestStatusController_getV3: 'getIntentStatusV3',
   RequestStatusController_get: 'getIntentStatus',
@@ -285,6 +286,7 @@ export const SUCCESS_SCHEMAS: Readonly<Record<string, string>> = {
   'POST /transactions/index': 'IndexTransactionResponse',
   'POST /execute/permits': 'ExecutePermitResponse',
   'GET /health': 'HealthResponse',
+  'GET /health/live': 'OracleLivesResponse',
   'GET /app-fees/{address}/balances': 'AppFeeBalancesResponse',
   'GET /app-fees/{address}/claims': 'AppFeeClaimsResponse',
   'POST /app-fees/{address}/claim': 'AppFeeClaimResponse',

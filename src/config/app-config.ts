@@ -23,6 +23,11 @@ export interface AppConfig {
     readonly bodyLimitBytes: number;
     /** How often the info-level summary of the requests answered is logged (0: never); see docs/logging.md. */
     readonly requestSummaryIntervalMs: number;
+    /**
+     * `TRUST_PROXY`: which proxies' `X-Forwarded-For` to believe — `true` (all), a hop count, or addresses/CIDRs;
+     * false (unset): the socket's peer is the client.
+     */
+    readonly trustProxy: boolean | number | string;
   };
   readonly database: DatabaseConfig;
   readonly eventStore: EventStoreConfig;
@@ -51,7 +56,12 @@ export interface AppConfig {
   readonly requests: { readonly sweepIntervalMs: number };
   readonly postgres: { readonly poolSize: number; readonly idleInTransactionSessionTimeoutMs: number };
   /** `encryptionKey`: the 32-byte secret API keys are hashed and encrypted under (see docs/api-keys.md). */
-  readonly apiKeys: { readonly encryptionKey: Buffer; readonly defaultRateLimitPerMinute: number };
+  readonly apiKeys: {
+    readonly encryptionKey: Buffer;
+    readonly defaultRateLimitPerMinute: number;
+    /** Per client address, for keyless callers of `@AnonymousRateLimit()` routes (`POST /quote/v2`); 0: none. */
+    readonly anonymousRateLimitPerMinute: number;
+  };
   /** The deprecated `GET /requests/v2`: when it was deprecated, its shrinking rate limits, its retirement. */
   readonly v2: V2Schedule;
   /** Chains and currencies from `configs/chains.<ENVIRONMENT>.json` (docs/chains.md). */
@@ -140,6 +150,7 @@ export function loadAppConfig(env: Env, configDir = resolve('configs')): AppConf
       port: read.integer('http.port', 1, 65535),
       bodyLimitBytes: read.integer('http.bodyLimitBytes', 1024, 64 * 1024 * 1024),
       requestSummaryIntervalMs: read.integer('http.requestSummaryIntervalMs', 0, 86_400_000),
+      trustProxy: trustProxy(env),
     },
     database: databaseConfig(env),
     eventStore: eventStoreConfig(env),
@@ -217,6 +228,20 @@ export interface WebhooksConfig {
   readonly allowInsecureLocalTargets: boolean;
 }
 
+function trustProxy(env: Env): boolean | number | string {
+  const text = env.TRUST_PROXY?.trim();
+  if (!text || text === 'false') return false;
+  if (text === 'true') return true;
+  if (/^\d{1,2}$/.test(text)) return Number(text);
+  if (!/^[0-9a-fA-F.:/]+(\s*,\s*[0-9a-fA-F.:/]+)*$/.test(text)) {
+    throw new ConfigError(
+      'TRUST_PROXY',
+      'must be true, false, a hop count, or comma-separated addresses/CIDRs',
+    );
+  }
+  return text;
+}
+
 function adminApiToken(env: Env): string | null {
   const token = env.ADMIN_API_TOKEN;
   if (token === undefined || token === '') return null;
@@ -227,7 +252,12 @@ function adminApiToken(env: Env): string | null {
 
 function apiKeysConfig(env: Env, environment: string, read: ConfigReader): AppConfig['apiKeys'] {
   const defaultRateLimitPerMinute = read.integer('apiKeys.defaultRateLimitPerMinute', 1, 1_000_000);
-  return { encryptionKey: apiKeySecret(env, environment), defaultRateLimitPerMinute };
+  const anonymousRateLimitPerMinute = read.integer('apiKeys.anonymousRateLimitPerMinute', 0, 1_000_000);
+  return {
+    encryptionKey: apiKeySecret(env, environment),
+    defaultRateLimitPerMinute,
+    anonymousRateLimitPerMinute,
+  };
 }
 
 const USD = /^[0-9]+(\.[0-9]+)?$/;

@@ -8,6 +8,17 @@ import { HealthService, type HealthReport } from './health.service.js';
 export class HealthController {
   constructor(private readonly health: HealthService) {}
 
+  @Get('health/live')
+  @ApiOperation({
+    summary:
+      'Liveness: the process answers `{status: "ok"}`, whatever its dependencies say. Point liveness probes here: ' +
+      '`/health` answers 503 during a rebuild, and restarting the instance then would only start the rebuild over',
+  })
+  @ApiResponse({ status: 200, description: 'The process answers' })
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
   @Get('health')
   @ApiOperation({
     summary: "Readiness: database, event store and projection lag, from the background probe's last readings",

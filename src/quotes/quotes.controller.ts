@@ -1,7 +1,7 @@
 import { Body, Controller, Header, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Hex } from 'viem';
-import { CurrentApiKey, OptionalApiKey } from '../api-keys/api-key.decorators.js';
+import { CurrentApiKey, AnonymousRateLimit, OptionalApiKey } from '../api-keys/api-key.decorators.js';
 import type { AuthenticatedApiKey } from '../api-keys/api-keys.service.js';
 import { AuthorizeBodyDto, AuthorizeQueryDto } from './authorize.dto.js';
 import { AuthorizeService } from './authorize.service.js';
@@ -30,6 +30,7 @@ export class QuotesController {
   @Post('quote/v2')
   @HttpCode(200)
   @OptionalApiKey()
+  @AnonymousRateLimit()
   @ApiHeader({
     name: 'x-api-key',
     required: false,

@@ -23,7 +23,7 @@ describe('the api-keys CLI commands against PostgreSQL', () => {
   beforeAll(async () => {
     database = await migratedDatabase('postgres');
     apiKeys = new ApiKeysService(database.db, {
-      apiKeys: { encryptionKey: secret, defaultRateLimitPerMinute: 600 },
+      apiKeys: { encryptionKey: secret, defaultRateLimitPerMinute: 600, anonymousRateLimitPerMinute: 0 },
     });
   });
   afterAll(async () => {

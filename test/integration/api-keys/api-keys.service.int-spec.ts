@@ -5,7 +5,9 @@ import type { Database } from '../../../src/database/database.js';
 import { type MigratedDatabase, migratedDatabase } from '../../support/postgres.js';
 
 const serviceWith = (db: Database, secret: Buffer) =>
-  new ApiKeysService(db, { apiKeys: { encryptionKey: secret, defaultRateLimitPerMinute: 600 } });
+  new ApiKeysService(db, {
+    apiKeys: { encryptionKey: secret, defaultRateLimitPerMinute: 600, anonymousRateLimitPerMinute: 0 },
+  });
 
 async function apiError(promise: Promise<unknown>): Promise<ApiError> {
   try {

@@ -101,7 +101,7 @@ describe('the webhooks CLI commands against PostgreSQL', () => {
   beforeAll(async () => {
     database = await migratedDatabase('postgres');
     apiKeys = new ApiKeysService(database.db, {
-      apiKeys: { encryptionKey: secret, defaultRateLimitPerMinute: 600 },
+      apiKeys: { encryptionKey: secret, defaultRateLimitPerMinute: 600, anonymousRateLimitPerMinute: 0 },
     });
     deliveries = new WebhookDeliveriesService(database.db, new WebhookSignal());
   });
