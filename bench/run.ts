@@ -7,6 +7,7 @@ import { type RebuildFigures, runRebuildBench } from './rebuild.bench.js';
 import { type RequestsHistoryFigures, runRequestsHistoryBench } from './requests-history.bench.js';
 import { measureDepositAddressScan } from './deposit-address-scan.bench.js';
 import { measureJournalCost } from './journal.bench.js';
+import { type OracleFigures, runOracleBench } from './oracle.bench.js';
 import { runSettlementBench, type SettlementFigures } from './settlement.bench.js';
 import { seedLog, type SeededLog, waitUntilReadable } from './seed-log.js';
 import {
@@ -27,7 +28,7 @@ import { runWebhooksBench, type WebhooksFigures } from './webhooks.bench.js';
 
 /**
  * Every benchmark figure, measured in one process against scratch databases on the local PostgreSQL server:
- * `npm run bench` (`BENCH_SCALE` scales every workload; `BENCH_ONLY=foundation|requests|webhooks|settlement|http` runs one group;
+ * `npm run bench` (`BENCH_SCALE` scales every workload; `BENCH_ONLY=foundation|requests|webhooks|settlement|http|oracle` runs one group;
  * `BENCH_RESULTS_FILE=bench/RESULTS.md` also writes the Markdown summary). Targets are reported as PASS/MISS, never
  * asserted: the process exits 0 unless a run fails.
  */
@@ -45,9 +46,10 @@ const TARGETS = {
   floorRatio: 0.5,
   healthRatio: 0.5,
   infoLogRatio: 0.8,
+  oracleFanOutRatio: 0.33,
 } as const;
 
-type Unit = 'events/s' | 'ratio' | 'ms' | 'deliveries/s' | 'requests/s';
+type Unit = 'events/s' | 'ratio' | 'ms' | 'deliveries/s' | 'requests/s' | 'attestations/s';
 
 interface Figure {
   readonly name: string;
@@ -784,8 +786,132 @@ async function httpFloor(
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Oracle (issue 13)
 
-const GROUPS = ['foundation', 'requests', 'webhooks', 'settlement', 'http'] as const;
+async function oracle(scale: number): Promise<Group> {
+  const options = { deposits: Math.max(50, Math.round(200 * scale)), concurrency: 8, rounds: 3 };
+  write(
+    `[oracle] One local chain (automine), ${options.deposits} native deposits, three oracle instances in this ` +
+      `process; ${options.concurrency} in flight: chain reads, attestations, attestations with two peers ` +
+      `(${options.rounds} rounds)`,
+  );
+  const figures: OracleFigures = await runOracleBench(options);
+  const { anchor, single, fanOut } = figures.workloads;
+  const cpu = (figure: OracleFigures['workloads']['single']) =>
+    `this process (oracles and client) ${formatInteger(figure.nodeCpuMsPer1k)} ms, the chain ` +
+    (figure.chainCpuMsPer1k === null ? 'n/a' : `${formatInteger(figure.chainCpuMsPer1k)} ms`);
+  const rounds = (ratios: readonly number[]) => ratios.map((ratio) => ratio.toFixed(3)).join(', ');
+  return {
+    title: 'Oracle (issue 13)',
+    figures: [
+      {
+        name: `Deposit attestations, one instance (${options.concurrency} in flight)`,
+        measured: single.perSecond,
+        kind: 'info',
+        target: 0,
+        unit: 'attestations/s',
+      },
+      { name: 'Deposit attestation p50', measured: single.p50Ms, kind: 'info', target: 0, unit: 'ms' },
+      { name: 'Deposit attestation p99', measured: single.p99Ms, kind: 'info', target: 0, unit: 'ms' },
+      {
+        name: 'Attestations ÷ the chain reads they need (receipt + transaction + head)',
+        measured: figures.anchorRatio,
+        kind: 'info',
+        target: 0,
+        unit: 'ratio',
+      },
+      {
+        name: 'Deposit attestations with two peers (3 signatures each)',
+        measured: fanOut.perSecond,
+        kind: 'info',
+        target: 0,
+        unit: 'attestations/s',
+      },
+      {
+        name: 'Peer fan-out (two peers) ÷ one instance, attestations/s',
+        measured: figures.fanOutRatio,
+        kind: 'min',
+        target: TARGETS.oracleFanOutRatio,
+        unit: 'ratio',
+      },
+    ],
+    details: [
+      `${formatInteger(options.deposits)} deposits (\`depositNative\` from the demo user, one block each) mined in ` +
+        `${figures.depositSeconds.toFixed(1)} s; each workload attests or reads all of them once per round, ` +
+        `${options.concurrency} in flight, ${options.rounds} rounds in rotating order after a warm-up; rates are ` +
+        'medians of the rounds, ratios medians of the per-round ratios, latencies pooled.',
+      `Anchor (the three reads of one attestation, same viem client and concurrency): ` +
+        `${formatInteger(anchor.perSecond)} read sets/s, p50/p99 ${formatMs(anchor.p50Ms)} / ` +
+        `${formatMs(anchor.p99Ms)}. One instance: ${formatInteger(single.perSecond)} attestations/s, p50/p99 ` +
+        `${formatMs(single.p50Ms)} / ${formatMs(single.p99Ms)}. With two peers: ` +
+        `${formatInteger(fanOut.perSecond)} attestations/s, p50/p99 ${formatMs(fanOut.p50Ms)} / ` +
+        `${formatMs(fanOut.p99Ms)}.`,
+      `Per round: attestations ÷ reads ${rounds(figures.anchorRatios)}; fan-out ÷ one instance ` +
+        `${rounds(figures.fanOutRatios)}.`,
+      `CPU per 1,000: reads ${cpu(anchor)}; attestations ${cpu(single)}; with two peers ${cpu(fanOut)}. Logged at ` +
+        `info: ${single.logBytesPerOperation.toFixed(0)} bytes per attestation, ` +
+        `${fanOut.logBytesPerOperation.toFixed(0)} with two peers.`,
+      `Checked after each round, outside the timing: ${formatInteger(figures.checked.singleSignatures)} single and ` +
+        `${formatInteger(figures.checked.fanOutSignatures)} fan-out signatures recovered to the expected signers ` +
+        '(every fan-out answer carried exactly 3: #7, #8, #9), each answer naming the deposit asked about.',
+    ],
+    findings: oracleFindings(figures),
+    method: [
+      '**Chain and oracles**: one `hardhat node` (EDR) devnet 31337 on loopback (`startDevnet`, automine). Three ' +
+        'oracle instances in the benchmark process, each as `npm run start:oracle` builds it (`loadOracleConfig` ' +
+        'with `ENVIRONMENT=test`, both devnet RPC URLs at that chain, `API_KEYS` set; `RawKeySigner` with Hardhat ' +
+        '#7, #8 and #9; `createOracleApp` listening on a free loopback port), logging at info into a byte counter ' +
+        "instead of stdout. #7's instance has `PEERS` = the other two with a peer key.",
+      '**Anchor**: per deposit what `EvmAttestor` reads — `eth_getTransactionReceipt` and `eth_getTransaction` ' +
+        'together, then `eth_blockNumber` — through the same viem client (`ReadClients`), with the same concurrency: ' +
+        'what an attestation cannot beat on this chain.',
+      '**Attestations**: `POST /attestations/depository-deposits/v1` `{chainId, transactionId}` to #7 over HTTP ' +
+        '(keep-alive, `x-api-key`), each a real chain read and an EIP-712 signature. **With two peers**: the same ' +
+        'with `requestPeerSignatures: true`: #7 reads and signs, asks #8 and #9 in parallel (each reads and signs), ' +
+        'recovers their signatures and answers three. Every answer is checked after its round (deposit id, message ' +
+        'id, domain, signature count, each signature recovered); a short answer fails the run.',
+      '**Target**: a fan-out request does three times the chain reads and signatures of one, plus two HTTP hops and ' +
+        'two recoveries, all in one process on the same 2 cores; ≥ 0.33 says the fan-out costs no more than the ' +
+        'peers doing the same work. It measures CPU cost, not deployment: with one machine per instance the peers ' +
+        'work in parallel.',
+    ],
+  };
+}
+
+function oracleFindings({ workloads, signing }: OracleFigures): string[] {
+  const { anchor, single, fanOut } = workloads;
+  const own = (single.nodeCpuMsPer1k - anchor.nodeCpuMsPer1k) / 1000;
+  const signPath = signing.messageIdMs + signing.digestMs + signing.signMs;
+  const judge = signing.messageIdMs + signing.digestMs + signing.recoverMs;
+  const ms = (value: number) => `${value.toFixed(2)} ms`;
+  return [
+    `CPU-bound on this machine: the chain and one Node process (three oracles and the client on one event loop) ` +
+      `share ${os.cpus().length} cores. An attestation costs ` +
+      `${ms(single.nodeCpuMsPer1k / 1000)} of this process's CPU against ${ms(anchor.nodeCpuMsPer1k / 1000)} for ` +
+      `its three reads alone, so the oracle adds ${ms(own)}: the message id (\`messageIdOf\`, ` +
+      `${ms(signing.messageIdMs)}), the digest (\`digestOf\`, ${ms(signing.digestMs)}, which hashes the struct ` +
+      `again) and the signature (${ms(signing.signMs)}) are ${ms(signPath)} of it (timed alone); the rest is the ` +
+      'HTTP request on both ends (Fastify, Nest guard and validation pipe, JSON) and decoding the receipt, not ' +
+      'timed apart. Deriving the digest from the ' +
+      'message id and a cached domain separator (`keccak256(0x1901 ‖ separator ‖ messageId)`) would save about ' +
+      `${ms(signing.digestMs)} per attestation.`,
+    `A fan-out costs ${(fanOut.nodeCpuMsPer1k / single.nodeCpuMsPer1k).toFixed(1)}× the CPU of one attestation ` +
+      `(${ms(fanOut.nodeCpuMsPer1k / 1000)}), more than the three instances' work: the asking instance judges each ` +
+      `peer's answer (message id, digest, and \`recoverAddress\` at ${ms(signing.recoverMs)}: ${ms(judge)} per ` +
+      'peer) and makes two HTTP calls. With every instance on the same event loop the throughput ratio follows ' +
+      `the CPU ratio (1/${(fanOut.nodeCpuMsPer1k / single.nodeCpuMsPer1k).toFixed(1)} = ` +
+      `${(single.nodeCpuMsPer1k / fanOut.nodeCpuMsPer1k).toFixed(3)}), below 1/3. ` +
+      "The recovery over the asking instance's own digest already proves the peer signed the same message under " +
+      "the same domain, so `judge`'s per-peer hashing (the peer message's id, and the asking instance's digest " +
+      `again) could go, saving ${ms(signing.messageIdMs + signing.digestMs)} per peer; a native secp256k1 ` +
+      'recovery would cut the largest item. On separate machines (as deployed) the peers would work in parallel, and the fan-out would ' +
+      "cost the asking instance its two judgements and HTTP calls, and the caller a peer's round trip.",
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const GROUPS = ['foundation', 'requests', 'webhooks', 'settlement', 'http', 'oracle'] as const;
 type GroupName = (typeof GROUPS)[number];
 
 function selectedGroups(): readonly GroupName[] {
@@ -817,6 +943,7 @@ async function main(): Promise<void> {
     webhooks: () => webhooks(scale, onMachine),
     settlement: () => settlement(scale, onMachine),
     http: () => httpFloor(scale, onMachine),
+    oracle: () => oracle(scale),
   };
   for (const name of only) {
     write();
@@ -825,7 +952,8 @@ async function main(): Promise<void> {
     write(`  (${name}: ${((now() - groupStarted) / 1000).toFixed(0)} s)`);
   }
 
-  const info = machine!;
+  // A group without a database of its own (oracle) still reports the PostgreSQL server's settings.
+  const info = machine ?? (await withScratchDatabase(1, (scratch) => machineInfo(scratch.db)));
   const loadAtEnd = loadAverage();
   const totalSeconds = (now() - started) / 1000;
   for (const group of groups) {
@@ -910,7 +1038,7 @@ ${sections.join('\n\n')}
 
 With PostgreSQL on \`127.0.0.1:5432\` (user \`postgres\`, trust auth; \`BENCH_DATABASE_URL\` overrides), run
 \`npm run bench\` (build, then \`node dist/bench/run.js\`). \`BENCH_SCALE\` scales every workload (\`0.1\` for a quick
-look: 100,000 requests); \`BENCH_ONLY=foundation|requests|webhooks|settlement|http\` runs one group;
+look: 100,000 requests); \`BENCH_ONLY=foundation|requests|webhooks|settlement|http|oracle\` runs one group;
 \`BENCH_RESULTS_FILE=bench/RESULTS.md npm run bench\` rewrites this file. Batch sizes and rounds:
 \`BENCH_REBUILD_BATCH_SIZE\`,
 \`BENCH_WEBHOOK_BATCH_SIZE\`, \`BENCH_QUERY_ROUNDS\`, \`BENCH_WEBHOOK_LATENCY_PROJECTIONS=false\`, \`BENCH_CHAIN_POLL_INTERVAL_MS\` (settlement, 100). Each run creates and drops its own \`ferry_bench_<random>\`
