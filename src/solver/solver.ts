@@ -149,7 +149,6 @@ export class Solver {
   private jobOf(job: ClaimedJob): { run(job: ClaimedJob): Promise<'done' | 'later'> } {
     if (job.kind === 'fill') return this.fills;
     if (job.kind === 'refund') return this.refunds;
-    // Attestation jobs queued while an oracle was configured wait for a process that has one.
     if (job.kind === 'attest') return this.attestations ?? { run: async () => 'later' };
     return this.addresses;
   }
@@ -158,6 +157,9 @@ export class Solver {
     try {
       const outcome = await this.jobOf(job).run(job);
       if (outcome === 'done') await this.jobs.finish(job, 'done');
+      // An attestation queued while an oracle was configured waits for an instance that has one, without taking the
+      // place of other jobs every round (never dropped: with a quorum, its fill waits for it).
+      else if (job.kind === 'attest' && !this.attestations) await this.jobs.later(job, 60_000);
       else await this.jobs.later(job, this.options.pollIntervalMs);
     } catch (error) {
       if (error instanceof LeaseLostError) return;
