@@ -179,7 +179,7 @@ export async function runHttpFloorBench(
   return { bare, notFound, noop, health, notFoundInfo, noopInfo, quote, notFoundBesideQuote };
 }
 
-async function measureQuote(
+export async function measureQuote(
   scratch: ScratchDatabase,
   options: HttpFloorOptions,
 ): Promise<{ quote: RouteFigure; notFoundBesideQuote: RouteFigure }> {

@@ -4,7 +4,8 @@ import { benchConfig, startBenchApp } from './bench-app.js';
 /**
  * One HTTP server of the floor benchmark in its own process, so that its stdout can be a pipe (as under a process
  * manager or `docker logs`) and its CPU time is its own. `BENCH_HTTP_SERVER=bare` is a bare Fastify server (the
- * anchor); `ferry` is the real app on `DATABASE_URL` at `LOG_LEVEL`. The port goes to the parent over IPC; the parent
+ * anchor); `ferry` is the real app on `DATABASE_URL` at `LOG_LEVEL`, its projections running unless
+ * `BENCH_PROJECTIONS_RUN=false` (to split a route's cost from the projections' cost of the events it appends). The port goes to the parent over IPC; the parent
  * asks for the CPU time spent so far with `cpu` and ends the process with `stop`.
  */
 
@@ -27,7 +28,7 @@ async function startFerry(): Promise<Started> {
   if (!databaseUrl) throw new Error('DATABASE_URL is required');
   const config = benchConfig(databaseUrl, {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-    PROJECTIONS_RUN: 'true',
+    PROJECTIONS_RUN: process.env.BENCH_PROJECTIONS_RUN ?? 'true',
     // The bench's own local chains (benchConfig reads only what it is given, never process.env).
     ...Object.fromEntries(
       ['HEALTH_PROBE_INTERVAL_MS', 'DEVNET_A_RPC_URL', 'DEVNET_B_RPC_URL'].flatMap((name) =>

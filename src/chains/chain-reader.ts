@@ -9,6 +9,7 @@ import {
   zeroAddress,
 } from 'viem';
 import { SharedReads } from '../common/shared-reads.js';
+import { NextRead, PerBlock } from './block-reads.js';
 import { callSandboxAbi, sandboxOf } from './abi/call-executor.js';
 import { erc20Abi } from './abi/erc20.js';
 import type { ChainCurrency, ChainInfo } from './chain.js';
@@ -25,11 +26,16 @@ export interface GasPrice {
  * What quotes read from chains, each bounded by `timeoutMs` and never failing a quote: gas prices (read from the
  * chain's RPC when it has one (EVM only), reused for `cacheMs`, else the configured default; a failure is remembered
  * for `cacheMs` too, so a dead RPC costs one timeout per period, not one per quote), and a wallet's balance and
- * allowance (null when the chain cannot tell).
+ * allowance (null when the chain cannot tell), read at the chain's head block: one `eth_blockNumber` read after the
+ * quote asked (shared by the quotes waiting for it), then the value at that block, read once per block and wallet
+ * (`block-reads.ts`): never a value older than the current block, so the INSUFFICIENT_LIQUIDITY check sees the
+ * balance it would have seen reading `latest` itself.
  */
 export class ChainReader {
   private readonly gasPrices: SharedReads<GasPrice>;
   private readonly clients: ReadClients;
+  private readonly heads = new Map<string, NextRead<bigint | null>>();
+  private readonly atHead = new Map<string, PerBlock<bigint>>();
 
   constructor(
     options: { readonly cacheMs: number; readonly timeoutMs: number },
@@ -52,42 +58,40 @@ export class ChainReader {
     );
   }
 
-  /** The wallet's balance of a currency in its smallest unit, or null when the chain cannot tell. */
-  async balance(chain: ChainInfo, currency: ChainCurrency, wallet: string): Promise<bigint | null> {
-    const client = this.client(chain);
-    if (!client) return null;
-    try {
-      if (isNative(currency)) return await client.getBalance({ address: wallet as Address });
-      return await client.readContract({
-        address: currency.address as Address,
-        abi: erc20Abi,
-        functionName: 'balanceOf',
-        args: [wallet as Address],
-      });
-    } catch {
-      return null;
-    }
+  /** The wallet's balance of a currency in its smallest unit at the chain's head, or null when the chain cannot tell. */
+  balance(chain: ChainInfo, currency: ChainCurrency, wallet: string): Promise<bigint | null> {
+    const key = `balance:${currency.address.toLowerCase()}:${wallet.toLowerCase()}`;
+    return this.readAtHead(chain, key, (client, blockNumber) =>
+      isNative(currency)
+        ? client.getBalance({ address: wallet as Address, blockNumber })
+        : client.readContract({
+            address: currency.address as Address,
+            abi: erc20Abi,
+            functionName: 'balanceOf',
+            args: [wallet as Address],
+            blockNumber,
+          }),
+    );
   }
 
-  /** How much of an ERC-20 the wallet lets `spender` move, or null when the chain cannot tell. */
-  async allowance(
+  /** How much of an ERC-20 the wallet lets `spender` move at the chain's head, or null when the chain cannot tell. */
+  allowance(
     chain: ChainInfo,
     currency: ChainCurrency,
     wallet: string,
     spender: string,
   ): Promise<bigint | null> {
-    const client = this.client(chain);
-    if (!client || isNative(currency)) return null;
-    try {
-      return await client.readContract({
+    if (isNative(currency)) return Promise.resolve(null);
+    const key = `allowance:${currency.address.toLowerCase()}:${wallet.toLowerCase()}:${spender.toLowerCase()}`;
+    return this.readAtHead(chain, key, (client, blockNumber) =>
+      client.readContract({
         address: currency.address as Address,
         abi: erc20Abi,
         functionName: 'allowance',
         args: [wallet as Address, spender as Address],
-      });
-    } catch {
-      return null;
-    }
+        blockNumber,
+      }),
+    );
   }
 
   /**
@@ -129,6 +133,34 @@ export class ChainReader {
     } catch {
       return null;
     }
+  }
+
+  /**
+   * `read` at the chain's head block (an `eth_blockNumber` read after this call), shared by every caller that finds
+   * the chain at that block; null when the chain cannot tell (no RPC, an RPC error or timeout).
+   */
+  private async readAtHead(
+    chain: ChainInfo,
+    key: string,
+    read: (client: PublicClient, blockNumber: bigint) => Promise<bigint>,
+  ): Promise<bigint | null> {
+    const { rpcUrl: id } = chain;
+    if (chain.vmType !== 'evm' || !id) return null;
+    const client = this.clients.of(id);
+    let head = this.heads.get(id);
+    if (!head) {
+      head = new NextRead();
+      this.heads.set(id, head);
+    }
+    // cacheTime 0: viem otherwise answers eth_blockNumber from a cache of up to 4 s.
+    const block = await head.get(() => client.getBlockNumber({ cacheTime: 0 }).catch(() => null));
+    if (block === null) return null;
+    let values = this.atHead.get(id);
+    if (!values) {
+      values = new PerBlock();
+      this.atHead.set(id, values);
+    }
+    return values.get(block, key, (at) => read(client, at).catch(() => null));
   }
 
   /** One client per RPC URL, reused by every read (gas, balance, allowance). */

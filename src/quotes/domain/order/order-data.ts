@@ -1,14 +1,15 @@
 import {
-  concat,
   hashDomain,
   hashStruct,
   type Hex,
+  hexToBytes,
   isAddress,
   isHex,
   keccak256,
   maxUint256,
   size,
 } from 'viem';
+import { StructHasher } from './order-hash.js';
 
 /**
  * `protocol.v2.orderData` (`spec/api.md`, "Protocol object") and its id: the EIP-712 hash of the order under
@@ -302,36 +303,45 @@ export function orderTypedData(orderData: OrderData, hubChainId: number) {
   } as const;
 }
 
+const orderHasher = new StructHasher(orderTypes);
+
 /** The order id: the EIP-712 hash of the order. Deterministic: the same order always has the same id. */
 export function hashOrder(orderData: OrderData, hubChainId: number): Hex {
   // EIP-712: keccak256(0x1901 ‖ domainSeparator ‖ hashStruct(order)), as viem's hashTypedData computes it, with the
-  // domain separator kept per hub (it never changes) and without re-validating the typed data that buildOrder just
-  // checked: half of the hash's cost on the quote path (bench/RESULTS.md). Equality with hashTypedData: order-data.spec.
-  const typed = orderTypedData(orderData, hubChainId);
-  return keccak256(
-    concat([
-      '0x1901',
-      domainSeparator(hubChainId),
-      hashStruct({ data: typed.message, primaryType: 'Order', types: orderTypes }),
-    ]),
-  );
+  // domain separator kept per hub (it never changes), the struct hashed by a precomputed encoder (type hashes computed
+  // once) and without re-validating the typed data that buildOrder just checked (bench/RESULTS.md). An order outside
+  // the encoder's canonical form (hashOrder also takes orders read back from JSON) is hashed by viem's hashStruct.
+  // Equality with hashTypedData: order-data.spec and the property test order-hash.spec.
+  const digest = new Uint8Array(66);
+  digest[0] = 0x19;
+  digest[1] = 0x01;
+  digest.set(domainSeparator(hubChainId), 2);
+  digest.set(orderHasher.hash('Order', orderData) ?? viemStructHash(orderData, hubChainId), 34);
+  return keccak256(digest);
 }
 
-const domainSeparators = new Map<number, Hex>();
+function viemStructHash(orderData: OrderData, hubChainId: number): Uint8Array {
+  const typed = orderTypedData(orderData, hubChainId);
+  return hexToBytes(hashStruct({ data: typed.message, primaryType: 'Order', types: orderTypes }));
+}
 
-function domainSeparator(hubChainId: number): Hex {
+const domainSeparators = new Map<number, Uint8Array>();
+
+function domainSeparator(hubChainId: number): Uint8Array {
   let separator = domainSeparators.get(hubChainId);
   if (separator === undefined) {
-    separator = hashDomain({
-      domain: { ...orderDomain(hubChainId), chainId: BigInt(hubChainId) },
-      types: {
-        EIP712Domain: [
-          { name: 'name', type: 'string' },
-          { name: 'version', type: 'string' },
-          { name: 'chainId', type: 'uint256' },
-        ],
-      },
-    });
+    separator = hexToBytes(
+      hashDomain({
+        domain: { ...orderDomain(hubChainId), chainId: BigInt(hubChainId) },
+        types: {
+          EIP712Domain: [
+            { name: 'name', type: 'string' },
+            { name: 'version', type: 'string' },
+            { name: 'chainId', type: 'uint256' },
+          ],
+        },
+      }),
+    );
     domainSeparators.set(hubChainId, separator);
   }
   return separator;
