@@ -146,7 +146,7 @@ export class ChainReader {
   ): Promise<bigint | null> {
     const { rpcUrl: id } = chain;
     if (chain.vmType !== 'evm' || !id) return null;
-    const client = this.clients.of(id);
+    const client = this.clients.of(id, chain.id);
     let head = this.heads.get(id);
     if (!head) {
       head = new NextRead();
