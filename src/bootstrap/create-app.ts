@@ -8,6 +8,7 @@ import type { AppConfig } from '../config/app-config.js';
 import type { Clock } from '../common/clock.js';
 import { frameworkErrorBody, HttpErrorFilter } from '../common/http/http-error.filter.js';
 import { parseJsonBody } from '../common/http/json-body.js';
+import type { ErrorBody } from '../common/http/api-error.js';
 import { answerRouteNotFound } from '../common/http/route-not-found.js';
 import { createValidationPipe } from '../common/http/validation.pipe.js';
 import { JsonLogger } from '../common/logging/json-logger.js';
@@ -29,8 +30,16 @@ export interface CreateAppOptions {
 
 /** Fastify as Nest drives it, except that unknown routes are answered without throwing (route-not-found.ts). */
 class FerryFastifyAdapter extends FastifyAdapter {
+  /** Set when shutdown begins (SIGTERM), before the workers drain: from then on new requests are turned away. */
+  closing = false;
+
   override setNotFoundHandler(): ReturnType<FastifyAdapter['setNotFoundHandler']> {
     return super.setNotFoundHandler(answerRouteNotFound);
+  }
+
+  override beforeClose(): void {
+    this.closing = true;
+    super.beforeClose();
   }
 }
 
@@ -96,6 +105,21 @@ export async function createApp(
   fastify.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // Shutdown (docs/operations.md): the workers drain before Fastify closes its listener, which can take a webhook
+  // timeout; meanwhile new requests get 503 with `Connection: close` (a load balancer retries them on another
+  // instance) and requests already in flight are answered before the database closes.
+  fastify.addHook('onRequest', (request, reply, done) => {
+    if (!adapter.closing) return done();
+    void reply
+      .code(503)
+      .header('connection', 'close')
+      .header('retry-after', '1')
+      .send({
+        message: 'This instance is shutting down; retry the request',
+        errorCode: 'SERVICE_UNAVAILABLE',
+        requestId: request.id,
+      } satisfies ErrorBody);
+  });
   installRequestLog(fastify, config.http.requestSummaryIntervalMs);
   installHttpMetrics(fastify);
   app.useGlobalFilters(new HttpErrorFilter());
@@ -119,7 +143,8 @@ export async function createApp(
       'link',
     ],
   });
-  app.enableShutdownHooks();
+  // After the hooks, exit 0 rather than re-raise the signal: a clean stop is a success for supervisors.
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   setupOpenApi(app);
   return app;
 }

@@ -1,10 +1,13 @@
 import type { Position } from '../event-store/event-store.js';
 
-/** JSON with bigint values as decimal strings (JSON.stringify throws on bigint). */
-export function toJson(value: unknown): string {
+/** JSON with bigint values as decimal strings (JSON.stringify throws on bigint); `indent` spaces when given. */
+export function toJson(value: unknown, indent?: number): string {
   return (
-    JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item)) ??
-    'undefined'
+    JSON.stringify(
+      value,
+      (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item),
+      indent,
+    ) ?? 'undefined'
   );
 }
 

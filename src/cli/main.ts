@@ -1,22 +1,28 @@
 import { type AppConfig, loadAppConfig } from '../config/app-config.js';
 import { ConfigError } from '../config/config.error.js';
 import type { Database } from '../database/database.js';
+import { migrationStatus } from '../database/migration-status.js';
 import { openDatabase } from '../database/open-database.js';
 import type { EventStore } from '../event-store/event-store.js';
 import { openEventStore } from '../event-store/open-event-store.js';
-import { argumentsProblem, resolveCommand, usageLines } from './commands/index.js';
+import { asksForHelp } from './command-line.js';
+import { type CliCommand, parseCommandArgs, resolveCommand } from './commands/index.js';
+import { commandHelpLines, usageLines } from './help.js';
 import type { CliOutput } from './output.js';
 
 /**
- * The operator and auditor CLI: `npm run cli -- <command> [args]` (`group:verb`, or `group verb`). Parses argv, loads the configuration, opens
- * the database and the event store, runs one command and always closes them. Resolves to the exit code.
+ * The operator and auditor CLI: `npm run cli -- <command> [args]` (`group:verb`, or `group verb`). Parses argv with
+ * the one parser (each command declares its options), loads the configuration, opens the database (migrating it only
+ * for commands that change data) and the event store, runs one command and always closes them. Resolves to the exit
+ * code: 0 done, 1 usage or failure, 2 differences found by an audit.
  */
 async function main(argv: readonly string[], output: CliOutput): Promise<number> {
   const [name] = argv;
-  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+  if (name === undefined || name === '--help' || name === '-h') {
     for (const line of usageLines()) output.out(line);
     return 0;
   }
+  if (name === 'help') return help(argv.slice(1), output);
   const resolved = resolveCommand(argv);
   if (!resolved) {
     output.err(`Unknown command "${argv.slice(0, 2).join(' ')}".`);
@@ -24,9 +30,13 @@ async function main(argv: readonly string[], output: CliOutput): Promise<number>
     return 1;
   }
   const { command, args } = resolved;
-  const problem = argumentsProblem(command, args);
-  if (problem !== undefined) {
-    if (problem) output.err(problem);
+  if (asksForHelp(args)) {
+    for (const line of commandHelpLines(command)) output.out(line);
+    return 0;
+  }
+  const input = parseCommandArgs(command, args);
+  if (typeof input === 'string') {
+    if (input) output.err(input);
     output.err(`Usage: npm run cli -- ${command.usage}`);
     return 1;
   }
@@ -36,9 +46,10 @@ async function main(argv: readonly string[], output: CliOutput): Promise<number>
   let store: EventStore | undefined;
   try {
     config = loadAppConfig(process.env);
-    db = await openDatabase(config);
+    db = await openDatabase(config, { migrate: command.database === 'write' });
+    if (command.database === 'read') await notePendingMigrations(db, command, output);
     store = openEventStore(config.eventStore, db);
-    return await command.run({ config, db, store, output }, args);
+    return await command.run({ config, db, store, output }, input);
   } catch (error) {
     if (error instanceof ConfigError) output.err(error.message);
     else if (error instanceof Error && config?.logLevel === 'debug') output.err(error.stack ?? error.message);
@@ -48,6 +59,32 @@ async function main(argv: readonly string[], output: CliOutput): Promise<number>
     await closeQuietly(output, () => store?.close());
     await closeQuietly(output, () => db?.close());
   }
+}
+
+/** `help`, or `help <command>` (also in the spaced form). */
+function help(rest: readonly string[], output: CliOutput): number {
+  if (rest.length === 0) {
+    for (const line of usageLines()) output.out(line);
+    return 0;
+  }
+  const resolved = resolveCommand(rest);
+  if (!resolved) {
+    output.err(`Unknown command "${rest.slice(0, 2).join(' ')}".`);
+    for (const line of usageLines()) output.err(line);
+    return 1;
+  }
+  for (const line of commandHelpLines(resolved.command)) output.out(line);
+  return 0;
+}
+
+/** A read-only command does not migrate: it says so on stderr when this version has migrations the database lacks. */
+async function notePendingMigrations(db: Database, command: CliCommand, output: CliOutput): Promise<void> {
+  const { pending } = await migrationStatus(db);
+  if (pending.length === 0) return;
+  output.err(
+    `Note: ${pending.length} migration${pending.length === 1 ? ' is' : 's are'} pending and ${command.name} does not ` +
+      'migrate; it reads the database as it is (npm run cli -- db:status, db:migrate).',
+  );
 }
 
 async function closeQuietly(output: CliOutput, close: () => Promise<void> | undefined): Promise<void> {

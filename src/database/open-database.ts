@@ -4,8 +4,24 @@ import { runMigrations } from './migrate.js';
 import { PgliteDatabase } from './pglite-database.js';
 import { PostgresDatabase } from './postgres-database.js';
 
-/** Opens the configured database (PostgreSQL, or embedded PGlite when DATABASE_URL is unset) and migrates it. */
-export async function openDatabase(config: Pick<AppConfig, 'database' | 'postgres'>): Promise<Database> {
+export interface OpenDatabaseOptions {
+  /**
+   * Apply pending migrations before returning (the server, and CLI commands that change data). False for read-only
+   * tools (`projections:status`, replays, listings): they read the schema as it is and never change it.
+   */
+  readonly migrate?: boolean;
+}
+
+type DatabaseSettings = Pick<AppConfig, 'database' | 'postgres'>;
+
+/**
+ * Opens the configured database (PostgreSQL, or embedded PGlite when DATABASE_URL is unset) and, unless told not to,
+ * migrates it.
+ */
+export async function openDatabase(
+  config: DatabaseSettings,
+  options: OpenDatabaseOptions = {},
+): Promise<Database> {
   const db =
     config.database.kind === 'postgres'
       ? new PostgresDatabase({
@@ -14,8 +30,9 @@ export async function openDatabase(config: Pick<AppConfig, 'database' | 'postgre
           idleInTransactionSessionTimeoutMs: config.postgres.idleInTransactionSessionTimeoutMs,
         })
       : await PgliteDatabase.open(config.database.dataDir);
+  if (options.migrate === false) return db;
   try {
-    await migrate(db, config.database.kind === 'postgres' ? config.database.url : undefined);
+    await migrateDatabase(db, config);
     return db;
   } catch (error) {
     await db.close();
@@ -23,14 +40,15 @@ export async function openDatabase(config: Pick<AppConfig, 'database' | 'postgre
   }
 }
 
-/** Instances starting together on one PostgreSQL migrate one at a time (a transaction-scoped advisory lock). */
-async function migrate(db: Database, url?: string): Promise<void> {
-  if (db.kind === 'pglite') {
-    await runMigrations(db);
-    return;
-  }
-  await db.transaction(async (tx) => {
+/**
+ * Applies pending migrations; resolves to the names applied. Instances starting together on one PostgreSQL migrate
+ * one at a time (a transaction-scoped advisory lock).
+ */
+export async function migrateDatabase(db: Database, config: DatabaseSettings): Promise<string[]> {
+  if (db.kind === 'pglite') return runMigrations(db);
+  const url = config.database.kind === 'postgres' ? config.database.url : undefined;
+  return db.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock(hashtext('ferry.migrations'))");
-    await runMigrations(db, url);
+    return runMigrations(db, url);
   });
 }

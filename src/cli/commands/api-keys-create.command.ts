@@ -1,11 +1,47 @@
 import { type CreateApiKeyInput, validateApiKeyInput } from '../../api-keys/api-key-input.js';
 import type { ApiKeysService } from '../../api-keys/api-keys.service.js';
 import { ApiError } from '../../common/http/api-error.js';
+import {
+  flagOption,
+  type OptionSpecs,
+  optionsSummary,
+  parseCommandLine,
+  stringOption,
+  stringOptions,
+} from '../command-line.js';
 import type { CliOutput } from '../output.js';
+import { parseHeaderOptions } from './webhooks-common.command.js';
 
 export const CREATE_API_KEY_USAGE = 'api-keys:create --label <label> [options]';
-export const CREATE_API_KEY_OPTIONS =
-  "Options: --rate-limit <perMinute>, --sponsorship, --sponsor-address <0x…> (the app-fee balance that pays), --webhook-url <url>, --webhook-header 'Name: value' (repeatable)";
+
+export const CREATE_API_KEY_OPTIONS: OptionSpecs = {
+  label: { type: 'string', value: '<label>', description: "the key's name in listings (required)" },
+  'rate-limit': {
+    type: 'string',
+    value: '<perMinute>',
+    needs: 'a positive whole number of requests per minute',
+    description: 'requests per minute for this key (default: the configured default)',
+  },
+  sponsorship: { type: 'boolean', description: "the key's quotes may have their fees sponsored" },
+  'sponsor-address': {
+    type: 'string',
+    value: '<0x…>',
+    needs: 'an EVM address',
+    description: 'the app-fee balance that pays what the key sponsors',
+  },
+  'webhook-url': {
+    type: 'string',
+    value: '<url>',
+    description: "the key's webhook endpoint (the target policy of webhooks:set applies)",
+  },
+  'webhook-header': {
+    type: 'string',
+    multiple: true,
+    value: "'Name: value'",
+    needs: '"Name: value"',
+    description: 'a header sent with every delivery (repeatable)',
+  },
+};
 
 export interface CreateApiKeyDeps {
   readonly apiKeys: Pick<ApiKeysService, 'create'>;
@@ -23,80 +59,23 @@ export interface CreateApiKeyDeps {
  * before the database is opened; the service validates the values themselves.
  */
 export function parseCreateApiKeyArgs(args: readonly string[]): CreateApiKeyInput | string {
-  let label: string | undefined;
-  let rateLimitPerMinute: number | undefined;
-  let feeSponsorshipEnabled = false;
-  let webhookUrl: string | undefined;
-  let sponsorAddress: string | undefined;
-  const webhookHeaders: Record<string, string> = {};
-  for (let i = 0; i < args.length; i += 1) {
-    const [flag, inline] =
-      args[i].startsWith('--') && args[i].includes('=')
-        ? [args[i].slice(0, args[i].indexOf('=')), args[i].slice(args[i].indexOf('=') + 1)]
-        : [args[i], undefined];
-    const value = (): string | undefined => {
-      if (inline !== undefined) return inline;
-      const next = args[i + 1];
-      if (next === undefined || next.startsWith('--')) return undefined;
-      i += 1;
-      return next;
-    };
-    switch (flag) {
-      case '--label': {
-        const text = value();
-        if (text === undefined) return '--label needs a value';
-        label = text;
-        break;
-      }
-      case '--rate-limit': {
-        const text = value();
-        if (text === undefined || !/^[0-9]+$/.test(text) || Number(text) < 1) {
-          return `--rate-limit needs a positive whole number of requests per minute (got ${text ?? 'nothing'})`;
-        }
-        rateLimitPerMinute = Number(text);
-        break;
-      }
-      case '--sponsorship':
-        if (inline !== undefined) return '--sponsorship takes no value';
-        feeSponsorshipEnabled = true;
-        break;
-      case '--sponsor-address': {
-        const text = value();
-        if (text === undefined) return '--sponsor-address needs an EVM address';
-        sponsorAddress = text;
-        break;
-      }
-      case '--webhook-url': {
-        const text = value();
-        if (text === undefined) return '--webhook-url needs a value';
-        webhookUrl = text;
-        break;
-      }
-      case '--webhook-header': {
-        const text = value();
-        const colon = text?.indexOf(':') ?? -1;
-        if (text === undefined || colon <= 0) {
-          return `--webhook-header needs "Name: value" (got ${text === undefined ? 'nothing' : JSON.stringify(text)})`;
-        }
-        const name = text.slice(0, colon).trim();
-        if (Object.keys(webhookHeaders).some((seen) => seen.toLowerCase() === name.toLowerCase())) {
-          return `--webhook-header ${name} is given twice`;
-        }
-        webhookHeaders[name] = text.slice(colon + 1).trim();
-        break;
-      }
-      default:
-        return flag.startsWith('-')
-          ? `Unknown option ${flag}`
-          : `Unexpected argument ${JSON.stringify(flag)}`;
-    }
+  const parsed = parseCommandLine(CREATE_API_KEY_OPTIONS, args);
+  if (typeof parsed === 'string') return parsed;
+  if (parsed.positionals.length > 0) return `Unexpected argument ${JSON.stringify(parsed.positionals[0])}`;
+  const rateLimit = stringOption(parsed, 'rate-limit');
+  if (rateLimit !== undefined && (!/^[0-9]+$/.test(rateLimit) || Number(rateLimit) < 1)) {
+    return `--rate-limit needs a positive whole number of requests per minute (got ${rateLimit})`;
   }
+  const webhookHeaders = parseHeaderOptions(stringOptions(parsed, 'webhook-header'), '--webhook-header');
+  if (typeof webhookHeaders === 'string') return webhookHeaders;
+  const label = stringOption(parsed, 'label');
   if (label === undefined) return '--label is required';
+  const sponsorAddress = stringOption(parsed, 'sponsor-address');
   return {
     label,
-    rateLimitPerMinute,
-    feeSponsorshipEnabled,
-    webhookUrl,
+    rateLimitPerMinute: rateLimit === undefined ? undefined : Number(rateLimit),
+    feeSponsorshipEnabled: flagOption(parsed, 'sponsorship'),
+    webhookUrl: stringOption(parsed, 'webhook-url'),
     webhookHeaders,
     ...(sponsorAddress === undefined ? {} : { sponsorAddress }),
   };
@@ -115,7 +94,7 @@ export async function createApiKeyCommand(
   if (typeof input === 'string') {
     output.err(input);
     output.err(`Usage: npm run cli -- ${CREATE_API_KEY_USAGE}`);
-    output.err(CREATE_API_KEY_OPTIONS);
+    output.err(optionsSummary(CREATE_API_KEY_OPTIONS));
     return 1;
   }
   let created;

@@ -1,6 +1,6 @@
 import type { ApiKeySummary, ApiKeysService } from '../../api-keys/api-keys.service.js';
 import type { RevenueShareView } from '../../revenue-share/revenue-share-view.js';
-import { formatTable } from '../format.js';
+import { formatTable, toJson } from '../format.js';
 import type { CliOutput } from '../output.js';
 
 export interface ListApiKeysDeps {
@@ -25,9 +25,26 @@ const HEADER = [
   'SHARE TIER',
 ];
 
-/** `api-keys:list`: one row per key, revoked ones included; never a secret. Returns the exit code (0). */
-export async function listApiKeysCommand(deps: ListApiKeysDeps, output: CliOutput): Promise<number> {
+/**
+ * `api-keys:list`: one row per key, revoked ones included; never a secret. With `json`, the keys as a JSON array
+ * (header names, not values). Returns the exit code (0).
+ */
+export async function listApiKeysCommand(
+  deps: ListApiKeysDeps,
+  output: CliOutput,
+  options: { readonly json?: boolean } = {},
+): Promise<number> {
   const keys = await deps.apiKeys.list();
+  if (options.json) {
+    const shares = new Map((await deps.revenueShare?.(keys))?.map((view) => [view.apiKeyId, view]) ?? []);
+    output.out(
+      toJson(
+        keys.map((key) => apiKeyJson(key, shares.get(key.id))),
+        2,
+      ),
+    );
+    return 0;
+  }
   if (keys.length === 0) {
     output.out('No API keys. Create one with: npm run cli -- api-keys:create --label <label>');
     return 0;
@@ -42,6 +59,28 @@ export async function listApiKeysCommand(deps: ListApiKeysDeps, output: CliOutpu
   ];
   for (const line of formatTable(rows)) output.out(line);
   return 0;
+}
+
+/** Pure: one key as `--json` prints it (the summary has no secret: header names only). */
+export function apiKeyJson(key: ApiKeySummary, view: RevenueShareView | undefined) {
+  return {
+    id: key.id,
+    keyPrefix: key.keyPrefix,
+    label: key.label,
+    rateLimitPerMinute: key.rateLimitPerMinute,
+    feeSponsorshipEnabled: key.feeSponsorshipEnabled,
+    sponsorAddress: key.sponsorAddress,
+    webhookUrl: key.webhookUrl,
+    webhookHeaderNames: key.webhookHeaderNames,
+    webhookDisabledAt: key.webhookDisabledAt,
+    webhookDisabledReason: key.webhookDisabledReason,
+    createdAt: key.createdAt,
+    revokedAt: key.revokedAt,
+    kybVerified: key.kybVerified,
+    revenueShareAddress: key.revenueShareAddress,
+    trailingVolumeUsd: view?.trailingVolumeUsd ?? null,
+    revenueShareTier: view ? (view.tier ?? null) : null,
+  };
 }
 
 /** Pure: the table cells of one key. */

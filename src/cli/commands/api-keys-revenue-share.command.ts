@@ -1,35 +1,40 @@
 import type { ApiKeysService, RevenueShareSettings } from '../../api-keys/api-keys.service.js';
 import { ApiError } from '../../common/http/api-error.js';
+import { flagOption, type OptionSpecs, parseCommandLine, stringOption } from '../command-line.js';
 import type { CliOutput } from '../output.js';
 
 export const REVENUE_SHARE_USAGE =
   'api-keys:revenue-share <id|prefix> [--kyb-verified | --no-kyb-verified] [--payout-address <0x…|none>]';
 
+export const REVENUE_SHARE_OPTIONS: OptionSpecs = {
+  'kyb-verified': { type: 'boolean', description: "record that the key's KYB verification is complete" },
+  'no-kyb-verified': { type: 'boolean', description: 'record that it is not (any longer)' },
+  'payout-address': {
+    type: 'string',
+    value: '<0x…|none>',
+    needs: 'an EVM address or none',
+    description: 'the address whose app-fee balance receives the share; none clears it',
+  },
+};
+
 /** Pure: the key and settings of `api-keys:revenue-share`, or the problem with them. */
 export function parseRevenueShareArgs(
   args: readonly string[],
 ): { idOrPrefix: string; settings: RevenueShareSettings } | string {
-  let idOrPrefix: string | undefined;
-  let kybVerified: boolean | undefined;
-  let payoutAddress: string | null | undefined;
-  for (let i = 0; i < args.length; i += 1) {
-    const arg = args[i];
-    if (arg === '--kyb-verified' || arg === '--no-kyb-verified') {
-      if (kybVerified !== undefined) return 'give --kyb-verified or --no-kyb-verified once';
-      kybVerified = arg === '--kyb-verified';
-    } else if (arg === '--payout-address' || arg.startsWith('--payout-address=')) {
-      const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[++i];
-      if (value === undefined || value.startsWith('--'))
-        return '--payout-address needs an EVM address or none';
-      payoutAddress = value === 'none' ? null : value;
-    } else if (arg.startsWith('-')) {
-      return `Unknown option ${arg}`;
-    } else if (idOrPrefix === undefined) {
-      idOrPrefix = arg;
-    } else {
-      return `Unexpected argument ${JSON.stringify(arg)}`;
-    }
+  const parsed = parseCommandLine(REVENUE_SHARE_OPTIONS, args);
+  if (typeof parsed === 'string') return parsed;
+  const [idOrPrefix, extra] = parsed.positionals;
+  if (extra !== undefined) return `Unexpected argument ${JSON.stringify(extra)}`;
+  if (flagOption(parsed, 'kyb-verified') && flagOption(parsed, 'no-kyb-verified')) {
+    return 'give --kyb-verified or --no-kyb-verified once';
   }
+  const kybVerified = flagOption(parsed, 'kyb-verified')
+    ? true
+    : flagOption(parsed, 'no-kyb-verified')
+      ? false
+      : undefined;
+  const address = stringOption(parsed, 'payout-address');
+  const payoutAddress = address === 'none' ? null : address;
   if (idOrPrefix === undefined) return 'the key (its id or fk_… prefix) is required';
   if (kybVerified === undefined && payoutAddress === undefined) {
     return 'give --kyb-verified, --no-kyb-verified or --payout-address';

@@ -8,6 +8,19 @@ import type { EventStore } from '../../event-store/event-store.js';
 import { projections } from '../../../projections/index.js';
 import type { CliOutput } from '../output.js';
 import {
+  flagOption,
+  JSON_OPTION,
+  type OptionSpecs,
+  optionsSummary,
+  parseCommandLine,
+  type ParsedCommandLine,
+  type PositionalSpec,
+  positionalProblem,
+} from '../command-line.js';
+import { migrateDatabase } from '../../database/open-database.js';
+import { dbMigrateCommand } from './db-migrate.command.js';
+import { dbStatusCommand } from './db-status.command.js';
+import {
   CREATE_API_KEY_OPTIONS,
   CREATE_API_KEY_USAGE,
   createApiKeyCommand,
@@ -16,6 +29,7 @@ import {
 import { listApiKeysCommand } from './api-keys-list.command.js';
 import {
   parseRevenueShareArgs,
+  REVENUE_SHARE_OPTIONS,
   REVENUE_SHARE_USAGE,
   revenueShareCommand,
 } from './api-keys-revenue-share.command.js';
@@ -43,9 +57,10 @@ import {
 } from './webhooks-redeliver.command.js';
 import { removeWebhookCommand } from './webhooks-remove.command.js';
 import {
-  checkSolverJobsArgs,
   listSolverJobsCommand,
+  parseSolverJobsArgs,
   retrySolverJobCommand,
+  SOLVER_JOBS_OPTIONS,
   SOLVER_JOBS_USAGE,
 } from './solver-jobs.command.js';
 import { SolverJobs } from '../../solver/solver-jobs.js';
@@ -64,6 +79,18 @@ export interface CliContext {
   readonly output: CliOutput;
 }
 
+/** A command's arguments: as given, and as the one parser split them (options by name, positionals). */
+export interface CommandInput extends ParsedCommandLine {
+  readonly args: readonly string[];
+}
+
+/**
+ * How a command opens the database: `read` without migrating (it reads, or writes only its own scratch, and says so
+ * when migrations are pending), `write` migrated first as the server does, `admin` without migrating and without the
+ * note (the `db:*` commands, which handle migrations themselves).
+ */
+export type DatabaseUse = 'read' | 'write' | 'admin';
+
 export interface CliCommand {
   readonly name: string;
   readonly aliases?: readonly string[];
@@ -71,53 +98,84 @@ export interface CliCommand {
   readonly usage: string;
   /** One line for the help. */
   readonly description: string;
+  readonly positionals?: readonly PositionalSpec[];
+  /** Its options, declared once: parsed, checked and shown in `--help` from here. */
+  readonly options?: OptionSpecs;
   /**
-   * How many positional arguments it takes (exactly), or, for a command with options, a check of its arguments
-   * returning the problem with them (undefined when fine). Either way it is checked before anything is opened.
+   * The further check of its arguments (values, combinations, positionals), returning the problem; replaces the
+   * positional count check. Either way it runs before anything is opened.
    */
-  readonly arity: number | ((args: readonly string[]) => string | undefined);
+  readonly check?: (args: readonly string[]) => string | undefined;
+  readonly database: DatabaseUse;
+  /** Exit codes besides 0 (done) and 1 (usage or failure), for the help. */
+  readonly exitCodes?: Readonly<Record<number, string>>;
   /** Resolves to the process exit code. */
-  run(context: CliContext, args: readonly string[]): Promise<number>;
+  run(context: CliContext, input: CommandInput): Promise<number>;
 }
 
 const solverJobs = (db: Database) => new SolverJobs(db, { leaseMs: 60_000, maxAttempts: 12 });
+const deliveriesOf = (db: Database) => new WebhookDeliveriesService(db, new WebhookSignal());
+const problemOf =
+  <T>(parse: (args: readonly string[]) => T | string) =>
+  (args: readonly string[]) => {
+    const parsed = parse(args);
+    return typeof parsed === 'string' ? parsed : undefined;
+  };
+const JSON_ONLY: OptionSpecs = { json: JSON_OPTION };
+const keyArgument = (description: string): PositionalSpec => ({ name: '<id|prefix>', description });
+const requestArgument: PositionalSpec = {
+  name: '<requestId>',
+  description: 'the request id (0x + 64 hex digits)',
+};
+const projectionArgument: PositionalSpec = {
+  name: '<name>',
+  description: 'a projection name (projections:status lists them)',
+};
 
 export const commands: readonly CliCommand[] = [
   {
-    name: 'solver:jobs',
-    usage: SOLVER_JOBS_USAGE,
-    description: "list the solver's fill and refund jobs (state, attempts, next attempt, last error)",
-    arity: checkSolverJobsArgs,
-    run: ({ db, output }, args) => listSolverJobsCommand(solverJobs(db), args, output),
+    name: 'db:status',
+    usage: 'db:status [--json]',
+    description:
+      'the migrations of this version: applied, pending, and any the database has that it does not know',
+    options: JSON_ONLY,
+    database: 'admin',
+    run: ({ db, output }, input) => dbStatusCommand({ db }, output, { json: flagOption(input, 'json') }),
   },
   {
-    name: 'solver:retry',
-    usage: 'solver:retry <kind:requestId[:depositKey]>',
-    description: 'make a failed solver job due again now, with a fresh attempt count',
-    arity: 1,
-    run: ({ db, output }, [key]) => retrySolverJobCommand(solverJobs(db), key, output),
+    name: 'db:migrate',
+    usage: 'db:migrate',
+    description:
+      'apply the pending migrations (the server also migrates on start; read-only commands never do)',
+    database: 'admin',
+    run: ({ config, db, output }) =>
+      dbMigrateCommand({ db, migrate: (opened) => migrateDatabase(opened, config) }, output),
   },
   {
     name: 'events:replay',
     usage: 'events:replay <streamId>',
     description: 'print each event of a stream and the state after it',
-    arity: 1,
-    run: ({ store, output }, [streamId]) => replayStream({ store }, streamId, output),
+    positionals: [{ name: '<streamId>', description: 'the stream, e.g. request-0x…' }],
+    database: 'read',
+    run: ({ store, output }, { positionals: [streamId] }) => replayStream({ store }, streamId, output),
   },
   {
     name: 'requests:replay',
     usage: 'requests:replay <requestId>',
     description: 'print every event of a request with its status, then the v3 record it leads to',
-    arity: 1,
-    run: ({ store, output }, [requestId]) => replayRequest({ store }, requestId, output),
+    positionals: [requestArgument],
+    database: 'read',
+    run: ({ store, output }, { positionals: [requestId] }) => replayRequest({ store }, requestId, output),
   },
   {
     name: 'requests:verify',
     usage: 'requests:verify <requestId>',
     description:
       "check the request's oracle attestations: message ids, domain, signatures against the signer set",
-    arity: 1,
-    run: ({ config, store, output }, [requestId]) =>
+    positionals: [requestArgument],
+    database: 'read',
+    exitCodes: { 1: 'an attestation does not verify, or the request has none' },
+    run: ({ config, store, output }, { positionals: [requestId] }) =>
       verifyRequest(
         {
           store,
@@ -131,18 +189,21 @@ export const commands: readonly CliCommand[] = [
   },
   {
     name: 'projections:status',
-    usage: 'projections:status',
+    usage: 'projections:status [--json]',
     description: 'generations, checkpoints and lag of every projection',
-    arity: 0,
-    run: ({ db, store, output }) => projectionStatusCommand({ db, store, projections }, output),
+    options: JSON_ONLY,
+    database: 'read',
+    run: ({ db, store, output }, input) =>
+      projectionStatusCommand({ db, store, projections }, output, { json: flagOption(input, 'json') }),
   },
   {
     name: 'projections:rebuild',
     usage: 'projections:rebuild <name> [<name> …]',
     description:
       'rebuild projections blue/green from the start of the log (several that share a fold: read and folded once)',
-    arity: (args) => (args.length >= 1 ? undefined : ''),
-    run: ({ config, db, store, output }, names) =>
+    positionals: [{ ...projectionArgument, variadic: true }],
+    database: 'write',
+    run: ({ config, db, store, output }, { positionals: names }) =>
       rebuildProjectionCommand(
         { db, store, projections, batchSize: config.projections.batchSize },
         names,
@@ -153,9 +214,11 @@ export const commands: readonly CliCommand[] = [
     name: 'projections:audit',
     aliases: ['audit'],
     usage: 'projections:audit <name>',
-    description: 'compare every live row with a rebuild (exit 2 on differences)',
-    arity: 1,
-    run: ({ config, db, store, output }, [name]) =>
+    description: 'compare every live row with a rebuild in a scratch schema (exit 2 on differences)',
+    positionals: [projectionArgument],
+    database: 'read',
+    exitCodes: { 2: 'the live rows differ from a rebuild (each difference is printed)' },
+    run: ({ config, db, store, output }, { positionals: [name] }) =>
       auditProjectionCommand(
         { db, store, projections, batchSize: config.projections.batchSize },
         name,
@@ -165,12 +228,11 @@ export const commands: readonly CliCommand[] = [
   {
     name: 'api-keys:create',
     usage: CREATE_API_KEY_USAGE,
-    description: `create an API key and print it once. ${CREATE_API_KEY_OPTIONS}`,
-    arity: (args) => {
-      const parsed = parseCreateApiKeyArgs(args);
-      return typeof parsed === 'string' ? `${parsed}. ${CREATE_API_KEY_OPTIONS}` : undefined;
-    },
-    run: ({ config, db, output }, args) =>
+    description: 'create an API key and print it once',
+    options: CREATE_API_KEY_OPTIONS,
+    check: problemOf(parseCreateApiKeyArgs),
+    database: 'write',
+    run: ({ config, db, output }, { args }) =>
       createApiKeyCommand(
         {
           apiKeys: new ApiKeysService(db, config),
@@ -183,11 +245,12 @@ export const commands: readonly CliCommand[] = [
   },
   {
     name: 'api-keys:list',
-    usage: 'api-keys:list',
+    usage: 'api-keys:list [--json]',
     description:
       'every API key: prefix, label, limits, webhook, created, revoked, revenue share (KYB, payout address, 30-day volume, tier); no secrets',
-    arity: 0,
-    run: ({ config, db, output }) =>
+    options: JSON_ONLY,
+    database: 'read',
+    run: ({ config, db, output }, input) =>
       listApiKeysCommand(
         {
           apiKeys: new ApiKeysService(db, config),
@@ -195,89 +258,123 @@ export const commands: readonly CliCommand[] = [
           revenueShare: (keys) => revenueShareViews(db, keys, new Date()),
         },
         output,
+        { json: flagOption(input, 'json') },
       ),
   },
   {
     name: 'api-keys:revenue-share',
     usage: REVENUE_SHARE_USAGE,
     description: "set an API key's revenue-share eligibility: KYB verified, the address its share is paid to",
-    arity: (args) => {
-      const parsed = parseRevenueShareArgs(args);
-      return typeof parsed === 'string' ? parsed : undefined;
-    },
-    run: ({ config, db, output }, args) =>
+    positionals: [keyArgument('the API key: its id or fk_… prefix')],
+    options: REVENUE_SHARE_OPTIONS,
+    check: problemOf(parseRevenueShareArgs),
+    database: 'write',
+    run: ({ config, db, output }, { args }) =>
       revenueShareCommand({ apiKeys: new ApiKeysService(db, config) }, args, output),
   },
   {
     name: 'api-keys:revoke',
     usage: 'api-keys:revoke <id|prefix>',
     description: 'revoke an API key (by id or its fk_… prefix); requests with it get 401 from then on',
-    arity: 1,
-    run: ({ config, db, output }, [idOrPrefix]) =>
+    positionals: [keyArgument('the API key: its id, fk_… prefix, or the key itself')],
+    database: 'write',
+    run: ({ config, db, output }, { positionals: [idOrPrefix] }) =>
       revokeApiKeyCommand({ apiKeys: new ApiKeysService(db, config) }, idOrPrefix, output),
   },
   {
     name: 'webhooks:set',
     usage: SET_WEBHOOK_USAGE,
-    description: `set an API key's webhook endpoint (HTTPS, public targets only). ${SET_WEBHOOK_OPTIONS}`,
-    arity: (args) => {
-      const parsed = parseSetWebhookArgs(args);
-      return typeof parsed === 'string' ? `${parsed}. ${SET_WEBHOOK_OPTIONS}` : undefined;
-    },
-    run: ({ config, db, output }, args) =>
+    description: "set an API key's webhook endpoint (HTTPS, public targets only)",
+    positionals: [{ name: '<apiKeyId|prefix>', description: 'the API key: its id or fk_… prefix' }],
+    options: SET_WEBHOOK_OPTIONS,
+    check: problemOf(parseSetWebhookArgs),
+    database: 'write',
+    run: ({ config, db, output }, { args }) =>
       setWebhookCommand({ apiKeys: new ApiKeysService(db, config), policy: config.webhooks }, args, output),
   },
   {
     name: 'webhooks:remove',
     usage: 'webhooks:remove <apiKeyId|prefix>',
     description: "remove an API key's webhook endpoint",
-    arity: 1,
-    run: ({ config, db, output }, [idOrPrefix]) =>
+    positionals: [{ name: '<apiKeyId|prefix>', description: 'the API key: its id or fk_… prefix' }],
+    database: 'write',
+    run: ({ config, db, output }, { positionals: [idOrPrefix] }) =>
       removeWebhookCommand({ apiKeys: new ApiKeysService(db, config) }, idOrPrefix, output),
   },
   {
     name: 'webhooks:deliveries',
     usage: LIST_DELIVERIES_USAGE,
-    description: `the webhook delivery log, newest first. ${LIST_DELIVERIES_OPTIONS}`,
-    arity: (args) => {
-      const parsed = parseListDeliveriesArgs(args);
-      return typeof parsed === 'string' ? `${parsed}. ${LIST_DELIVERIES_OPTIONS}` : undefined;
-    },
-    run: ({ db, output }, args) =>
-      listDeliveriesCommand(
-        { deliveries: new WebhookDeliveriesService(db, new WebhookSignal()) },
-        args,
-        output,
-      ),
+    description: 'the webhook delivery log, newest first',
+    options: LIST_DELIVERIES_OPTIONS,
+    check: problemOf(parseListDeliveriesArgs),
+    database: 'read',
+    run: ({ db, output }, { args }) => listDeliveriesCommand({ deliveries: deliveriesOf(db) }, args, output),
   },
   {
     name: 'webhooks:delivery',
     usage: 'webhooks:delivery <id|whk_…>',
     description: 'one webhook delivery: its body and every attempt (status code, latency, error, response)',
-    arity: 1,
-    run: ({ db, output }, [id]) =>
-      showDeliveryCommand({ deliveries: new WebhookDeliveriesService(db, new WebhookSignal()) }, id, output),
+    positionals: [{ name: '<id|whk_…>', description: 'the delivery id or its X-Webhook-Id' }],
+    database: 'read',
+    run: ({ db, output }, { positionals: [id] }) =>
+      showDeliveryCommand({ deliveries: deliveriesOf(db) }, id, output),
   },
   {
     name: 'webhooks:redeliver',
     usage: REDELIVER_USAGE,
-    description: `send a delivery again (same X-Webhook-Id, fresh signature). ${REDELIVER_OPTIONS}`,
-    arity: (args) => {
-      const parsed = parseRedeliverArgs(args);
-      return typeof parsed === 'string' ? `${parsed}. ${REDELIVER_OPTIONS}` : undefined;
-    },
-    run: ({ db, output }, args) =>
-      redeliverCommand({ deliveries: new WebhookDeliveriesService(db, new WebhookSignal()) }, args, output),
+    description:
+      'send a delivery again (same X-Webhook-Id, fresh signature), or every failed one since a time',
+    positionals: [{ name: '<id|whk_…>', description: 'the delivery id or its X-Webhook-Id', optional: true }],
+    options: REDELIVER_OPTIONS,
+    check: problemOf(parseRedeliverArgs),
+    database: 'write',
+    run: ({ db, output }, { args }) => redeliverCommand({ deliveries: deliveriesOf(db) }, args, output),
+  },
+  {
+    name: 'solver:jobs',
+    usage: SOLVER_JOBS_USAGE,
+    description: "list the solver's fill and refund jobs (state, attempts, next attempt, last error)",
+    options: SOLVER_JOBS_OPTIONS,
+    check: problemOf(parseSolverJobsArgs),
+    database: 'read',
+    run: ({ db, output }, { args }) => listSolverJobsCommand(solverJobs(db), args, output),
+  },
+  {
+    name: 'solver:retry',
+    usage: 'solver:retry <kind:requestId[:depositKey]>',
+    description: 'make a failed solver job due again now, with a fresh attempt count',
+    positionals: [
+      { name: '<kind:requestId[:depositKey]>', description: 'the job, as solver:jobs prints it' },
+    ],
+    database: 'write',
+    run: ({ db, output }, { positionals: [key] }) => retrySolverJobCommand(solverJobs(db), key, output),
   },
 ];
 
 /**
- * What is wrong with a command's arguments: undefined when nothing, '' for a wrong count of positional
- * arguments (the usage line says it all), else the problem.
+ * Pure: the command's arguments parsed by the one parser, or what is wrong with them: '' for a wrong count of
+ * positional arguments (the usage line says it all), else the problem, followed by the options of a command that has
+ * some.
  */
+export function parseCommandArgs(command: CliCommand, args: readonly string[]): CommandInput | string {
+  const parsed = parseCommandLine(command.options ?? {}, args);
+  const problem =
+    typeof parsed === 'string'
+      ? parsed
+      : command.check
+        ? command.check(args)
+        : positionalProblem(command.positionals ?? [], parsed.positionals);
+  if (problem === undefined && typeof parsed !== 'string') return { ...parsed, args };
+  const options = command.options ?? {};
+  return problem && Object.keys(options).length > 0
+    ? `${problem}. ${optionsSummary(options)}`
+    : (problem ?? '');
+}
+
+/** What is wrong with a command's arguments (see `parseCommandArgs`): undefined when nothing. */
 export function argumentsProblem(command: CliCommand, args: readonly string[]): string | undefined {
-  if (typeof command.arity === 'function') return command.arity(args);
-  return args.length === command.arity ? undefined : '';
+  const parsed = parseCommandArgs(command, args);
+  return typeof parsed === 'string' ? parsed : undefined;
 }
 
 export function findCommand(name: string): CliCommand | undefined {
@@ -298,24 +395,4 @@ export function resolveCommand(
   if (verb === undefined || name.includes(':')) return undefined;
   const spaced = findCommand(`${name}:${verb}`);
   return spaced ? { command: spaced, args: rest } : undefined;
-}
-
-/** The help text: every command on one line. */
-export function usageLines(): string[] {
-  const entries: [string, string][] = [
-    ['help', 'show this help (also --help, or no command)'],
-    ...commands.map((command): [string, string] => [
-      command.usage + (command.aliases?.length ? ` (or ${command.aliases.join(', ')})` : ''),
-      command.description,
-    ]),
-  ];
-  const width = Math.max(...entries.map(([usage]) => usage.length));
-  return [
-    'Usage: npm run cli -- <command> [args]',
-    '',
-    'Commands:',
-    ...entries.map(([usage, description]) => `  ${usage.padEnd(width)}  ${description}`),
-    '',
-    'Configuration comes from the environment (DATABASE_URL, EVENTSTORE_URL, ENVIRONMENT, ...), as for the server.',
-  ];
 }

@@ -6,7 +6,7 @@ import {
   type ProjectionStatus,
   projectionStatus,
 } from '../../../projections/runner/projection-status.js';
-import { formatPosition, formatTable } from '../format.js';
+import { formatPosition, formatTable, toJson } from '../format.js';
 import type { CliOutput } from '../output.js';
 
 const HEADER = [
@@ -24,7 +24,8 @@ const HEADER = [
 /**
  * `projections:status`: one row per registered projection: code version, live generation and version, its
  * checkpoint (commit/prepare), events processed, lag (events, "≥" when capped, and seconds), the generation
- * being built if any, and whether the live generation is stale. Returns the exit code (0).
+ * being built if any, and whether the live generation is stale. With `json`, the same as a JSON array (positions
+ * and counts as numbers or decimal strings). Returns the exit code (0).
  */
 export async function projectionStatusCommand(
   deps: {
@@ -34,12 +35,22 @@ export async function projectionStatusCommand(
     readonly now?: Date;
   },
   output: CliOutput,
+  options: { readonly json?: boolean } = {},
 ): Promise<number> {
-  const rows: string[][] = [HEADER];
+  const statuses: ProjectionStatus[] = [];
   for (const projection of deps.projections) {
-    rows.push(statusRow(await projectionStatus(deps.db, deps.store, projection, { now: deps.now })));
+    statuses.push(await projectionStatus(deps.db, deps.store, projection, { now: deps.now }));
   }
-  for (const line of formatTable(rows)) output.out(line);
+  if (options.json) {
+    output.out(
+      toJson(
+        statuses.map((status) => ({ ...status, state: stateOf(status) })),
+        2,
+      ),
+    );
+    return 0;
+  }
+  for (const line of formatTable([HEADER, ...statuses.map(statusRow)])) output.out(line);
   return 0;
 }
 

@@ -1,21 +1,45 @@
-import type { SolverJobs } from '../../solver/solver-jobs.js';
-import { formatTable } from '../format.js';
+import type { JobRow, SolverJobs } from '../../solver/solver-jobs.js';
+import {
+  flagOption,
+  JSON_OPTION,
+  type OptionSpecs,
+  parseCommandLine,
+  stringOption,
+} from '../command-line.js';
+import { formatTable, toJson } from '../format.js';
 import type { CliOutput } from '../output.js';
 
 const HEADER = ['JOB', 'STATE', 'ATTEMPTS', 'NEXT ATTEMPT', 'REASON', 'LAST ERROR'];
 const STATES = ['pending', 'sent', 'done', 'failed'];
 
-export const SOLVER_JOBS_USAGE = 'solver:jobs [--state pending|sent|done|failed] [--limit N]';
+export const SOLVER_JOBS_USAGE = 'solver:jobs [--state pending|sent|done|failed] [--limit N] [--json]';
 
-/** The problem with `solver:jobs` arguments, or undefined. */
-export function checkSolverJobsArgs(args: readonly string[]): string | undefined {
-  for (let i = 0; i < args.length; i += 2) {
-    const [flag, value] = [args[i], args[i + 1]];
-    if (flag === '--state' && STATES.includes(value ?? '')) continue;
-    if (flag === '--limit' && /^[1-9]\d{0,3}$/.test(value ?? '')) continue;
-    return `unexpected ${flag ?? ''} ${value ?? ''}`.trim();
+export const SOLVER_JOBS_OPTIONS: OptionSpecs = {
+  state: { type: 'string', value: '<pending|sent|done|failed>', description: 'only jobs in this state' },
+  limit: {
+    type: 'string',
+    value: '<n>',
+    description: 'at most n jobs, newest first (default 50, at most 9999)',
+  },
+  json: JSON_OPTION,
+};
+
+/** Pure: what `solver:jobs` was asked for, or the problem with its arguments. */
+export function parseSolverJobsArgs(
+  args: readonly string[],
+): { readonly state?: string; readonly limit: number; readonly json: boolean } | string {
+  const parsed = parseCommandLine(SOLVER_JOBS_OPTIONS, args);
+  if (typeof parsed === 'string') return parsed;
+  if (parsed.positionals.length > 0) return `Unexpected argument ${JSON.stringify(parsed.positionals[0])}`;
+  const state = stringOption(parsed, 'state');
+  if (state !== undefined && !STATES.includes(state)) {
+    return `--state must be one of ${STATES.join(', ')} (got ${JSON.stringify(state)})`;
   }
-  return undefined;
+  const limit = stringOption(parsed, 'limit');
+  if (limit !== undefined && !/^[1-9]\d{0,3}$/.test(limit)) {
+    return `--limit must be a whole number from 1 to 9999 (got ${JSON.stringify(limit)})`;
+  }
+  return { state, limit: Number(limit ?? 50), json: flagOption(parsed, 'json') };
 }
 
 /** `solver:jobs`: the solver's jobs, newest first; a job's key is what `solver:retry` takes. */
@@ -24,17 +48,23 @@ export async function listSolverJobsCommand(
   args: readonly string[],
   output: CliOutput,
 ): Promise<number> {
-  const option = (flag: string) => {
-    const at = args.indexOf(flag);
-    return at >= 0 ? args[at + 1] : undefined;
-  };
-  const rows = await jobs.list({ state: option('--state'), limit: Number(option('--limit') ?? 50) });
+  const input = parseSolverJobsArgs(args);
+  if (typeof input === 'string') {
+    output.err(input);
+    output.err(`Usage: npm run cli -- ${SOLVER_JOBS_USAGE}`);
+    return 1;
+  }
+  const rows = await jobs.list({ state: input.state, limit: input.limit });
+  if (input.json) {
+    output.out(toJson(rows.map(jobJson), 2));
+    return 0;
+  }
   if (rows.length === 0) {
     output.out('No solver jobs.');
     return 0;
   }
   const table = rows.map((row) => [
-    [row.kind, row.request_id, row.deposit_key].filter(Boolean).join(':'),
+    jobKeyOf(row),
     row.state,
     String(row.attempts),
     row.state === 'pending' || row.state === 'sent' ? row.next_attempt_at.toISOString() : '-',
@@ -44,6 +74,24 @@ export async function listSolverJobsCommand(
   for (const line of formatTable([HEADER, ...table])) output.out(line);
   return 0;
 }
+
+/** The key `solver:retry` takes: `<kind>:<requestId>[:<depositKey>]`. */
+const jobKeyOf = (row: JobRow): string =>
+  [row.kind, row.request_id, row.deposit_key].filter(Boolean).join(':');
+
+/** A job as `--json` prints it. */
+const jobJson = (row: JobRow) => ({
+  key: jobKeyOf(row),
+  kind: row.kind,
+  requestId: row.request_id,
+  depositKey: row.deposit_key,
+  state: row.state,
+  reason: row.reason,
+  attempts: row.attempts,
+  nextAttemptAt: row.next_attempt_at,
+  leasedUntil: row.leased_until,
+  lastError: row.last_error,
+});
 
 /** `solver:retry <job>`: a `failed` job is due again now, with a fresh attempt count. Exit 1 when none matched. */
 export async function retrySolverJobCommand(

@@ -1,61 +1,10 @@
 /**
- * Shared by the `webhooks:*` commands: their option parsing and the way they print deliveries. (Named like a command
+ * Shared by the `webhooks:*` commands: their header options and the way they print deliveries. (Named like a command
  * file to sit beside them; it registers nothing.)
  */
 import type { ApiKeyDetails } from '../../api-keys/api-keys.service.js';
 import type { DeliveryState, DeliverySummary } from '../../webhooks/delivery/webhook-deliveries.service.js';
 import { formatTime } from './api-keys-list.command.js';
-
-/** How an option is given: `flag` alone, with one `value`, or `repeat`able with a value each time. */
-export type OptionKind = 'flag' | 'value' | 'repeat';
-
-export interface ParsedOptions {
-  readonly positional: string[];
-  /** Every value given per option (`flag` options: one empty string each time). */
-  readonly options: Map<string, string[]>;
-}
-
-/**
- * Pure: splits `args` into positional arguments and the options of `spec` (`--name value` or `--name=value`).
- * Returns the problem as a string: an unknown option, a missing value, a non-repeatable option given twice.
- */
-export function parseOptions(
-  args: readonly string[],
-  spec: Readonly<Record<string, OptionKind>>,
-): ParsedOptions | string {
-  const positional: string[] = [];
-  const options = new Map<string, string[]>();
-  for (let i = 0; i < args.length; i += 1) {
-    const arg = args[i];
-    if (!arg.startsWith('--')) {
-      positional.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const [flag, inline] = eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, undefined];
-    const kind = Object.prototype.hasOwnProperty.call(spec, flag) ? spec[flag] : undefined;
-    if (kind === undefined) return `Unknown option ${flag}`;
-    let value = '';
-    if (kind === 'flag') {
-      if (inline !== undefined) return `${flag} takes no value`;
-    } else if (inline !== undefined) {
-      value = inline;
-    } else {
-      const next = args[i + 1];
-      if (next === undefined || next.startsWith('--')) return `${flag} needs a value`;
-      value = next;
-      i += 1;
-    }
-    const seen = options.get(flag) ?? [];
-    if (seen.length > 0 && kind !== 'repeat') return `${flag} is given twice`;
-    options.set(flag, [...seen, value]);
-  }
-  return { positional, options };
-}
-
-/** The one value of an option, or undefined. */
-export const optionValue = (parsed: ParsedOptions, flag: string): string | undefined =>
-  parsed.options.get(flag)?.[0];
 
 /** Pure: `'Name: value'` lines into a header object, or the problem (no colon, a name given twice). */
 export function parseHeaderOptions(

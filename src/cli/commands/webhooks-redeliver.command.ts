@@ -2,11 +2,20 @@ import { ApiError } from '../../common/http/api-error.js';
 import { ISO_INSTANT_HINT, parseIsoInstant } from '../../webhooks/admin/iso-instant.js';
 import type { WebhookDeliveriesService } from '../../webhooks/delivery/webhook-deliveries.service.js';
 import type { CliOutput } from '../output.js';
-import { optionValue, parseOptions } from './webhooks-common.command.js';
+import {
+  flagOption,
+  type OptionSpecs,
+  optionsSummary,
+  parseCommandLine,
+  stringOption,
+} from '../command-line.js';
 
 export const REDELIVER_USAGE = 'webhooks:redeliver <id|whk_…> | --failed --since <iso>';
-export const REDELIVER_OPTIONS =
-  'Options: --failed --since <iso> [--key <apiKeyId>] (every failed delivery since then)';
+export const REDELIVER_OPTIONS: OptionSpecs = {
+  failed: { type: 'boolean', description: 'every failed delivery created since --since, instead of one' },
+  since: { type: 'string', value: '<iso>', description: 'with --failed: created at or after this time' },
+  key: { type: 'string', value: '<apiKeyId>', description: 'with --failed: only those of this API key' },
+};
 
 export type RedeliverArgs =
   | { readonly kind: 'one'; readonly id: string }
@@ -14,21 +23,21 @@ export type RedeliverArgs =
 
 /** Pure: one delivery, or every failed one since a time; or the problem (checked before the database is opened). */
 export function parseRedeliverArgs(args: readonly string[]): RedeliverArgs | string {
-  const parsed = parseOptions(args, { '--failed': 'flag', '--since': 'value', '--key': 'value' });
+  const parsed = parseCommandLine(REDELIVER_OPTIONS, args);
   if (typeof parsed === 'string') return parsed;
-  if (!parsed.options.has('--failed')) {
-    if (parsed.options.size > 0) return '--since and --key go with --failed';
-    if (parsed.positional.length !== 1)
+  const sinceText = stringOption(parsed, 'since');
+  const apiKeyId = stringOption(parsed, 'key');
+  if (!flagOption(parsed, 'failed')) {
+    if (sinceText !== undefined || apiKeyId !== undefined) return '--since and --key go with --failed';
+    if (parsed.positionals.length !== 1)
       return 'Name one delivery (its id or whk_… webhook id), or use --failed --since';
-    return { kind: 'one', id: parsed.positional[0].trim() };
+    return { kind: 'one', id: parsed.positionals[0].trim() };
   }
-  if (parsed.positional.length > 0) return 'Give a delivery id or --failed, not both';
-  const sinceText = optionValue(parsed, '--since');
+  if (parsed.positionals.length > 0) return 'Give a delivery id or --failed, not both';
   if (sinceText === undefined)
     return '--failed needs --since <iso> (redelivering every failure ever is not offered)';
   const since = parseIsoInstant(sinceText);
   if (since === null) return `--since must be ${ISO_INSTANT_HINT} (got ${JSON.stringify(sinceText)})`;
-  const apiKeyId = optionValue(parsed, '--key');
   return apiKeyId === undefined ? { kind: 'failed', since } : { kind: 'failed', since, apiKeyId };
 }
 
@@ -46,7 +55,7 @@ export async function redeliverCommand(
   if (typeof input === 'string') {
     output.err(input);
     output.err(`Usage: npm run cli -- ${REDELIVER_USAGE}`);
-    output.err(REDELIVER_OPTIONS);
+    output.err(optionsSummary(REDELIVER_OPTIONS));
     return 1;
   }
   try {

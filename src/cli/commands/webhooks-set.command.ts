@@ -7,10 +7,29 @@ import {
 } from '../../webhooks/webhook-endpoint-check.js';
 import type { HostResolver } from '../../webhooks/webhook-target.js';
 import type { CliOutput } from '../output.js';
-import { endpointLines, optionValue, parseHeaderOptions, parseOptions } from './webhooks-common.command.js';
+import {
+  type OptionSpecs,
+  optionsSummary,
+  parseCommandLine,
+  stringOption,
+  stringOptions,
+} from '../command-line.js';
+import { endpointLines, parseHeaderOptions } from './webhooks-common.command.js';
 
 export const SET_WEBHOOK_USAGE = 'webhooks:set <apiKeyId|prefix> --url <url> [options]';
-export const SET_WEBHOOK_OPTIONS = "Options: --header 'Name: value' (repeatable)";
+export const SET_WEBHOOK_OPTIONS: OptionSpecs = {
+  url: {
+    type: 'string',
+    value: '<url>',
+    description: 'the endpoint (HTTPS, public targets only) (required)',
+  },
+  header: {
+    type: 'string',
+    multiple: true,
+    value: "'Name: value'",
+    description: 'a header sent with every delivery (repeatable)',
+  },
+};
 
 export interface SetWebhookDeps {
   readonly apiKeys: Pick<ApiKeysService, 'setWebhook'>;
@@ -28,14 +47,14 @@ export interface SetWebhookArgs {
 
 /** Pure: the arguments of `webhooks:set`, or the problem with them (checked before the database is opened). */
 export function parseSetWebhookArgs(args: readonly string[]): SetWebhookArgs | string {
-  const parsed = parseOptions(args, { '--url': 'value', '--header': 'repeat' });
+  const parsed = parseCommandLine(SET_WEBHOOK_OPTIONS, args);
   if (typeof parsed === 'string') return parsed;
-  if (parsed.positional.length !== 1) return 'Name one API key (its id or fk_… prefix)';
-  const url = optionValue(parsed, '--url');
+  if (parsed.positionals.length !== 1) return 'Name one API key (its id or fk_… prefix)';
+  const url = stringOption(parsed, 'url');
   if (url === undefined) return '--url is required';
-  const headers = parseHeaderOptions(parsed.options.get('--header') ?? []);
+  const headers = parseHeaderOptions(stringOptions(parsed, 'header'));
   if (typeof headers === 'string') return headers;
-  return { key: parsed.positional[0], url, headers };
+  return { key: parsed.positionals[0], url, headers };
 }
 
 /**
@@ -52,7 +71,7 @@ export async function setWebhookCommand(
   if (typeof input === 'string') {
     output.err(input);
     output.err(`Usage: npm run cli -- ${SET_WEBHOOK_USAGE}`);
-    output.err(SET_WEBHOOK_OPTIONS);
+    output.err(optionsSummary(SET_WEBHOOK_OPTIONS));
     return 1;
   }
   const endpoint = normalizeWebhookEndpoint(input.url, input.headers);

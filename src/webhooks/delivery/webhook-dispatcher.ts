@@ -11,7 +11,7 @@ import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 import { DATABASE, type Database } from '../../database/database.js';
 import { retryDelayMs } from '../retry-schedule.js';
-import { deliveryHeaders, sendWebhook } from '../webhook-sender.js';
+import { closeWebhookAgents, deliveryHeaders, sendWebhook } from '../webhook-sender.js';
 import { WebhookSignal } from '../webhook-signal.js';
 import { checkWebhookTarget, type TargetCheck } from '../webhook-target.js';
 
@@ -58,9 +58,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     if (this.config.webhooks.run) this.loop = this.follow();
   }
 
+  /** Lets the round in flight finish (each delivery recorded, its lease released), then closes pooled connections. */
   async beforeApplicationShutdown(): Promise<void> {
     this.abort.abort();
     await this.loop;
+    closeWebhookAgents();
   }
 
   /**

@@ -1,6 +1,6 @@
 import { formatAudit } from '../../../src/cli/commands/audit-projection.command.js';
 import { statusRow } from '../../../src/cli/commands/projection-status.command.js';
-import { usageLines } from '../../../src/cli/commands/index.js';
+import { usageLines } from '../../../src/cli/help.js';
 import { formatPosition, formatTable, toJson } from '../../../src/cli/format.js';
 
 describe('CLI formatting', () => {
