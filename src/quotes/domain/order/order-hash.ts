@@ -1,4 +1,4 @@
-import { keccak256 } from 'viem';
+import { type Hex, hexToBytes, keccak256 } from 'viem';
 
 /**
  * EIP-712 `hashStruct` for a fixed set of types, with every type hash computed once (viem's `hashStruct` re-derives
@@ -47,7 +47,7 @@ function memoised(hash: (value: string) => Uint8Array): (value: string) => Uint8
 const EMPTY_HASH = hashBytes(new Uint8Array(0));
 // Never mutated: callers copy them into their own buffers.
 const hashString = memoised((value) => hashBytes(utf8.encode(value)));
-const hashHexBytes = memoised((value) => hashBytes(Buffer.from(value.slice(2), 'hex')));
+const hashHexBytes = memoised((value) => hashBytes(hexToBytes(value as Hex)));
 
 /** `encodeType` of EIP-712: the primary type, then the types it references, sorted by name. */
 export function encodeType(primaryType: string, types: Types): string {
@@ -142,20 +142,20 @@ export class StructHasher {
       case 'bytes32':
         return (value, out, offset) => {
           if (typeof value !== 'string' || !BYTES32.test(value)) return false;
-          out.set(Buffer.from(value.slice(2), 'hex'), offset);
+          out.set(hexToBytes(value as Hex), offset);
           return true;
         };
       case 'address':
         return (value, out, offset) => {
           if (typeof value !== 'string' || !LOWER_ADDRESS.test(value)) return false;
-          out.set(Buffer.from(value.slice(2), 'hex'), offset + 12);
+          out.set(hexToBytes(value as Hex), offset + 12);
           return true;
         };
       case 'uint256':
         return (value, out, offset) => {
           const number = uint256(value);
           if (number === null) return false;
-          out.set(Buffer.from(number.toString(16).padStart(64, '0'), 'hex'), offset);
+          out.set(hexToBytes(`0x${number.toString(16).padStart(64, '0')}`), offset);
           return true;
         };
       default:
