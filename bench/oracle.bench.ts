@@ -114,7 +114,7 @@ export async function runOracleBench(options: OracleBenchOptions): Promise<Oracl
     const main = await startOracle(chain, SIGNERS[0].privateKey, logged, peers);
     oracles.unshift(main);
 
-    const reads = new ReadClients(5000).of(chain.rpcUrl);
+    const reads = new ReadClients(5000).of(chain.rpcUrl, CHAIN_ID);
     const operations: Record<Workload, (hash: Hash) => Promise<unknown>> = {
       // What EvmAttestor.finalTransaction reads per deposit, through the same kind of viem client.
       anchor: async (hash) => {
@@ -219,7 +219,7 @@ function summarise(runs: readonly Run[], operations: number): WorkloadFigures {
 async function makeDeposits(chain: Devnet, count: number): Promise<{ hash: Hash; id: Hex }[]> {
   const account = privateKeyToAccount(DEVNET_ACCOUNTS.user.privateKey);
   const wallet = createWalletClient({ account, transport: http(chain.rpcUrl, { retryCount: 0 }) });
-  const reads = new ReadClients(30_000).of(chain.rpcUrl);
+  const reads = new ReadClients(30_000).of(chain.rpcUrl, CHAIN_ID);
   const nonce = await reads.getTransactionCount({ address: account.address, blockTag: 'pending' });
   const fees = await reads.estimateFeesPerGas();
   const sent: { hash: Hash; id: Hex }[] = [];
