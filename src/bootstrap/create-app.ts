@@ -1,7 +1,13 @@
 import type { DynamicModule, LoggerService, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { type FastifyError, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { AppModule } from '../app.module.js';
 import type { AppConfig } from '../config/app-config.js';
@@ -12,6 +18,9 @@ import type { ErrorBody } from '../common/http/api-error.js';
 import { answerRouteNotFound } from '../common/http/route-not-found.js';
 import { createValidationPipe } from '../common/http/validation.pipe.js';
 import { JsonLogger } from '../common/logging/json-logger.js';
+import { createLogger } from '../common/logging/logger.js';
+import { secretsOf } from '../common/logging/redact.js';
+import { installRequestContext } from '../common/logging/request-context.js';
 import { installRequestLog } from '../common/logging/request-log.js';
 import { installHttpMetrics } from '../metrics/http-metrics.js';
 import { setupOpenApi } from './openapi.js';
@@ -24,7 +33,7 @@ export interface CreateAppOptions {
   readonly extraModules?: readonly (Type | DynamicModule)[];
   /** The clock every module decides with (default: the system clock). */
   readonly clock?: Clock;
-  /** Where Fastify's log lines go (default: stdout); tests read the request log this way. */
+  /** Where log lines go, Fastify's and Nest's (default: stdout); tests read the logs this way. */
   readonly logStream?: { write(line: string): void };
 }
 
@@ -48,6 +57,12 @@ export async function createApp(
   config: AppConfig,
   options: CreateAppOptions = {},
 ): Promise<NestFastifyApplication> {
+  // One logger for Fastify and Nest (docs/logging.md); the process's own keys and tokens are masked in every line.
+  const logger = createLogger({
+    level: config.logLevel,
+    secrets: secretsOf(config),
+    ...(options.logStream ? { stream: options.logStream } : {}),
+  });
   const adapter = new FerryFastifyAdapter({
     // Behind a load balancer (`TRUST_PROXY`): request.ip is the client its X-Forwarded-For names (rate limits, logs).
     trustProxy:
@@ -74,18 +89,18 @@ export async function createApp(
     },
     // Per-request lines are request-log.ts's (debug, plus an info summary): see docs/logging.md.
     logController: new LogController({ disableRequestLogging: true }),
-    logger: {
-      level: config.logLevel,
-      formatters: { level: (label: string) => ({ level: label }) },
-      timestamp: () => `,"time":"${new Date().toISOString()}"`,
-      ...(options.logStream ? { stream: options.logStream } : {}),
-    },
+    loggerInstance: logger,
+    // request.log is the logger itself: the request id comes from the request's store (request-context.ts), so no
+    // child logger is built per request and no line carries the id twice.
+    childLoggerFactory: (parent: FastifyBaseLogger) => parent,
   });
+  // First of all hooks, so that everything after it runs inside the request's store.
+  installRequestContext(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(config, options.extraModules, options.clock),
     adapter,
     {
-      logger: options.logger ?? new JsonLogger(config.logLevel),
+      logger: options.logger ?? new JsonLogger(logger),
       bufferLogs: false,
       // Ferry registers its own JSON parser (depth and width limits) below.
       bodyParser: false,

@@ -7,6 +7,9 @@ import { parseJsonBody } from '../common/http/json-body.js';
 import { answerRouteNotFound } from '../common/http/route-not-found.js';
 import { createValidationPipe } from '../common/http/validation.pipe.js';
 import { JsonLogger } from '../common/logging/json-logger.js';
+import { createLogger } from '../common/logging/logger.js';
+import { secretsOf } from '../common/logging/redact.js';
+import { installRequestContext } from '../common/logging/request-context.js';
 import type { OracleConfig } from './config/oracle-config.js';
 import { OracleModule } from './oracle.module.js';
 import type { OracleSigner } from './signer/oracle-signer.js';
@@ -38,11 +41,14 @@ export async function createOracleApp(
   options: CreateOracleAppOptions = {},
 ): Promise<NestFastifyApplication> {
   const adapter = new OracleFastifyAdapter({ bodyLimit: 64 * 1024 });
+  // Lines logged while serving a request carry its id (docs/logging.md).
+  installRequestContext(adapter.getInstance());
+  const level = process.env.LOG_LEVEL === 'debug' ? 'debug' : 'info';
   const app = await NestFactory.create<NestFastifyApplication>(
     OracleAppModule.forRoot(config, signer),
     adapter,
     {
-      logger: options.logger ?? new JsonLogger(process.env.LOG_LEVEL === 'debug' ? 'debug' : 'info'),
+      logger: options.logger ?? new JsonLogger(createLogger({ level, secrets: secretsOf(config) })),
       bodyParser: false,
     },
   );

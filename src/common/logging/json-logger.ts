@@ -1,6 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { types } from 'node:util';
-import { LOG_LEVELS, type LogLevel } from '../../config/app-config.js';
+import type { LogLevel } from '../../config/app-config.js';
+import { createLogger, type Logger } from './logger.js';
 
 type NestLevel = 'log' | 'error' | 'warn' | 'debug' | 'verbose' | 'fatal';
 
@@ -13,19 +14,22 @@ const FROM_NEST: Record<NestLevel, LogLevel> = {
   verbose: 'debug',
 };
 
-/** Keys whose values never reach a log line, wherever they sit in a logged object. */
-const SECRET_KEYS =
-  /^(x-api-key|authorization|apiKey|api_key|password|secret|privateKey|ECDSA_PRIVATE_KEY|secretAccessKey|sessionToken|AWS_SECRET_ACCESS_KEY|AWS_SESSION_TOKEN|x-amz-security-token)$/i;
-
-/** One JSON object per line on stdout (stderr for errors), in the same shape as Fastify's request logs. */
+/**
+ * Nest's logger written through Ferry's one pino logger (logger.ts), so that Nest's lines and Fastify's share one
+ * stream and one shape: `{"level","time","reqId"?,"context","msg",…}`. Give it the logger Fastify uses, or a level
+ * (and, in tests, a function receiving each line without its newline) for a logger of its own.
+ */
 export class JsonLogger implements LoggerService {
-  private readonly threshold: number;
+  readonly pino: Logger;
 
-  constructor(
-    level: LogLevel = 'info',
-    private readonly write: (line: string, level: LogLevel) => void = defaultWrite,
-  ) {
-    this.threshold = LOG_LEVELS.indexOf(level);
+  constructor(logger: Logger | LogLevel = 'info', write?: (line: string) => void) {
+    this.pino =
+      typeof logger === 'string'
+        ? createLogger({
+            level: logger,
+            ...(write ? { stream: { write: (line: string) => write(line.replace(/\n$/, '')) } } : {}),
+          })
+        : logger;
   }
 
   log(message: unknown, ...rest: unknown[]) {
@@ -49,41 +53,17 @@ export class JsonLogger implements LoggerService {
 
   private emit(nestLevel: NestLevel, message: unknown, rest: unknown[]) {
     const level = FROM_NEST[nestLevel];
-    if (LOG_LEVELS.indexOf(level) > this.threshold) return;
+    if (!this.pino.isLevelEnabled(level)) return;
     // Nest passes the context as the last string argument, and a stack before it for errors.
     const context = typeof rest[rest.length - 1] === 'string' ? (rest.pop() as string) : undefined;
     const stack = nestLevel === 'error' && typeof rest[0] === 'string' ? (rest.shift() as string) : undefined;
-    const fields = types.isNativeError(message)
-      ? {
-          msg: message.message,
-          err: { name: message.name, code: (message as { code?: unknown }).code, stack: message.stack },
-        }
-      : message !== null && typeof message === 'object'
-        ? redact(message)
-        : { msg: String(message) };
-    const line = JSON.stringify(
-      { level, time: new Date().toISOString(), context, ...fields, ...(stack ? { stack } : {}) },
-      jsonSafe,
-    );
-    this.write(line, level);
+    const extra = stack === undefined ? {} : { stack };
+    if (types.isNativeError(message)) {
+      this.pino[level]({ context, err: message, ...extra }, message.message);
+    } else if (message !== null && typeof message === 'object') {
+      this.pino[level]({ context, ...message, ...extra });
+    } else {
+      this.pino[level]({ context, ...extra }, String(message));
+    }
   }
-}
-
-function defaultWrite(line: string, level: LogLevel) {
-  (level === 'error' || level === 'fatal' ? process.stderr : process.stdout).write(`${line}\n`);
-}
-
-function jsonSafe(_key: string, value: unknown) {
-  return typeof value === 'bigint' ? value.toString() : value;
-}
-
-export function redact(value: object): Record<string, unknown> {
-  const walk = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(walk);
-    if (node === null || typeof node !== 'object' || node instanceof Date) return node;
-    return Object.fromEntries(
-      Object.entries(node).map(([key, item]) => [key, SECRET_KEYS.test(key) ? '[redacted]' : walk(item)]),
-    );
-  };
-  return walk(value) as Record<string, unknown>;
 }

@@ -29,8 +29,10 @@ export function installRequestLog(fastify: FastifyInstance, summaryIntervalMs: n
     window.totalMs += ms;
     if (ms > window.maxMs) window.maxMs = ms;
     if (debug) {
+      // The id is given here: onResponse runs when the socket is done, outside the request's store.
       request.log.debug(
         {
+          reqId: request.id,
           req: { method: request.method, url: request.url },
           res: { statusCode: reply.statusCode },
           responseTime: ms,
