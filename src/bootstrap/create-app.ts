@@ -13,6 +13,7 @@ import { createValidationPipe } from '../common/http/validation.pipe.js';
 import { JsonLogger } from '../common/logging/json-logger.js';
 import { installRequestLog } from '../common/logging/request-log.js';
 import { installHttpMetrics } from '../metrics/http-metrics.js';
+import { currentTraceIds, flushTraces, tracingEnabled } from '../telemetry/tracing.js';
 import { setupOpenApi } from './openapi.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -69,6 +70,8 @@ export async function createApp(
       level: config.logLevel,
       formatters: { level: (label: string) => ({ level: label }) },
       timestamp: () => `,"time":"${new Date().toISOString()}"`,
+      // With tracing on, a line written inside a span carries its trace_id and span_id next to reqId.
+      ...(tracingEnabled() ? { mixin: () => currentTraceIds() ?? {} } : {}),
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
   });
@@ -97,6 +100,7 @@ export async function createApp(
     reply.header('x-request-id', request.id);
   });
   installRequestLog(fastify, config.http.requestSummaryIntervalMs);
+  if (tracingEnabled()) fastify.addHook('onClose', flushTraces);
   installHttpMetrics(fastify);
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalPipes(createValidationPipe());

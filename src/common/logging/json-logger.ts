@@ -1,6 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { types } from 'node:util';
 import { LOG_LEVELS, type LogLevel } from '../../config/app-config.js';
+import { currentTraceIds } from '../../telemetry/tracing.js';
 
 type NestLevel = 'log' | 'error' | 'warn' | 'debug' | 'verbose' | 'fatal';
 
@@ -62,7 +63,14 @@ export class JsonLogger implements LoggerService {
         ? redact(message)
         : { msg: String(message) };
     const line = JSON.stringify(
-      { level, time: new Date().toISOString(), context, ...fields, ...(stack ? { stack } : {}) },
+      {
+        level,
+        time: new Date().toISOString(),
+        context,
+        ...currentTraceIds(),
+        ...fields,
+        ...(stack ? { stack } : {}),
+      },
       jsonSafe,
     );
     this.write(line, level);
