@@ -1,8 +1,10 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { DEVNET_ACCOUNTS } from '../scripts/devnet/deploy-devnet.js';
 import { startDevnets } from '../scripts/devnet/devnets.js';
 import { measureThroughput } from './http-load.js';
+import { type OtlpSink, startOtlpSink } from './otlp-sink.js';
 import { percentile, processCpuMs, type ScratchDatabase, startCpu } from './support.js';
 
 /**
@@ -45,6 +47,18 @@ export interface HttpFloorFigures {
   readonly quote: RouteFigure;
   /** Ferry's 404 measured beside the quote (the devnets share the cores): the quote's own anchor. */
   readonly notFoundBesideQuote: RouteFigure;
+  /** The same at warn with tracing on (register file, OTLP export to a sink in this process). */
+  readonly notFoundTraced: RouteFigure;
+  readonly noopTraced: RouteFigure;
+  readonly quoteTraced: RouteFigure;
+  /** Spans exported while traced servers ran: OTLP requests and bytes the sink read. */
+  readonly exported: { readonly requests: number; readonly bytes: number };
+}
+
+/** Node options and environment of a traced server: as docs/operations.md ("Traces") starts one. */
+function traced(sink: OtlpSink): { execArgv: string[]; env: Record<string, string> } {
+  const register = fileURLToPath(new URL('../src/telemetry/register.js', import.meta.url));
+  return { execArgv: ['--import', register], env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } };
 }
 
 interface Server {
@@ -53,14 +67,21 @@ interface Server {
   stdoutBytes: number;
 }
 
-async function startServer(kind: 'bare' | 'ferry', env: Record<string, string>): Promise<Server> {
+async function startServer(
+  kind: 'bare' | 'ferry',
+  env: Record<string, string>,
+  tracing?: { execArgv: string[]; env: Record<string, string> },
+): Promise<Server> {
   const child = fork(new URL('./http-server-process.js', import.meta.url), [], {
-    env: { ...process.env, BENCH_HTTP_SERVER: kind, ...env },
+    env: { ...process.env, BENCH_HTTP_SERVER: kind, ...env, ...tracing?.env },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     // `BENCH_CPU_PROF_DIR=dir`: each server writes a V8 CPU profile there when it stops (open in Chrome DevTools).
-    execArgv: process.env.BENCH_CPU_PROF_DIR
-      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
-      : [],
+    execArgv: [
+      ...(tracing?.execArgv ?? []),
+      ...(process.env.BENCH_CPU_PROF_DIR
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
+        : []),
+    ],
   });
   const server = { child, baseUrl: '', stdoutBytes: 0 };
   // A log shipper reading the pipe: every byte is read, none is kept.
@@ -159,6 +180,23 @@ export async function runHttpFloorBench(
   const noop = await measure('Ferry GET /bench/noop (warn)', warn, '/bench/noop', options, scratch);
   const health = await measure('Ferry GET /health (warn)', warn, '/health', options, scratch);
   await stopServer(warn);
+  const sink = await startOtlpSink();
+  const tracedServer = await startServer('ferry', { ...ferryEnv, LOG_LEVEL: 'warn' }, traced(sink));
+  const notFoundTraced = await measure(
+    'Ferry 404 (warn, traced)',
+    tracedServer,
+    '/no-such-route',
+    options,
+    scratch,
+  );
+  const noopTraced = await measure(
+    'Ferry GET /bench/noop (warn, traced)',
+    tracedServer,
+    '/bench/noop',
+    options,
+    scratch,
+  );
+  await stopServer(tracedServer);
   const info = await startServer('ferry', { ...ferryEnv, LOG_LEVEL: 'info' });
   const notFoundInfo = await measure(
     'Ferry 404 (info, stdout a pipe)',
@@ -175,32 +213,50 @@ export async function runHttpFloorBench(
     scratch,
   );
   await stopServer(info);
-  const { quote, notFoundBesideQuote } = await measureQuote(scratch, options);
-  return { bare, notFound, noop, health, notFoundInfo, noopInfo, quote, notFoundBesideQuote };
+  const { quote, notFoundBesideQuote, quoteTraced } = await measureQuote(scratch, options, sink).finally(() =>
+    sink.close(),
+  );
+  return {
+    bare,
+    notFound,
+    noop,
+    health,
+    notFoundInfo,
+    noopInfo,
+    quote,
+    notFoundBesideQuote,
+    notFoundTraced,
+    noopTraced,
+    quoteTraced,
+    exported: { ...sink.received },
+  };
 }
 
 export async function measureQuote(
   scratch: ScratchDatabase,
   options: HttpFloorOptions,
-): Promise<{ quote: RouteFigure; notFoundBesideQuote: RouteFigure }> {
+  sink: OtlpSink,
+): Promise<{ quote: RouteFigure; notFoundBesideQuote: RouteFigure; quoteTraced: RouteFigure }> {
   const chains = await startDevnets();
+  const env = {
+    DATABASE_URL: scratch.url,
+    LOG_LEVEL: 'warn',
+    DEVNET_A_RPC_URL: chains[0].rpcUrl,
+    DEVNET_B_RPC_URL: chains[1].rpcUrl,
+  };
+  const body = JSON.stringify({
+    user: DEVNET_ACCOUNTS.user.address,
+    originChainId: 31337,
+    destinationChainId: 31338,
+    originCurrency: '0x0000000000000000000000000000000000000000',
+    destinationCurrency: '0x0000000000000000000000000000000000000000',
+    amount: '10000000000000000',
+    tradeType: 'EXACT_INPUT',
+  });
+  const chainPids = chains.map((chain) => chain.pid);
   try {
-    const server = await startServer('ferry', {
-      DATABASE_URL: scratch.url,
-      LOG_LEVEL: 'warn',
-      DEVNET_A_RPC_URL: chains[0].rpcUrl,
-      DEVNET_B_RPC_URL: chains[1].rpcUrl,
-    });
-    try {
-      const body = JSON.stringify({
-        user: DEVNET_ACCOUNTS.user.address,
-        originChainId: 31337,
-        destinationChainId: 31338,
-        originCurrency: '0x0000000000000000000000000000000000000000',
-        destinationCurrency: '0x0000000000000000000000000000000000000000',
-        amount: '10000000000000000',
-        tradeType: 'EXACT_INPUT',
-      });
+    const server = await startServer('ferry', env);
+    const untraced = await (async () => {
       const quote = await measure(
         'Ferry POST /quote/v2 native bridge (warn)',
         server,
@@ -208,7 +264,7 @@ export async function measureQuote(
         options,
         scratch,
         body,
-        chains.map((chain) => chain.pid),
+        chainPids,
       );
       const notFoundBesideQuote = await measure(
         'Ferry 404 beside the devnets (warn)',
@@ -218,9 +274,19 @@ export async function measureQuote(
         scratch,
       );
       return { quote, notFoundBesideQuote };
-    } finally {
-      await stopServer(server);
-    }
+    })().finally(() => stopServer(server));
+    // Traced second, on a log grown by the first run's quotes: any drift from that counts against tracing.
+    const tracedServer = await startServer('ferry', env, traced(sink));
+    const quoteTraced = await measure(
+      'Ferry POST /quote/v2 native bridge (warn, traced)',
+      tracedServer,
+      '/quote/v2',
+      options,
+      scratch,
+      body,
+      chainPids,
+    ).finally(() => stopServer(tracedServer));
+    return { ...untraced, quoteTraced };
   } finally {
     await Promise.all(chains.map((chain) => chain.stop()));
   }

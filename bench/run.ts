@@ -46,6 +46,7 @@ const TARGETS = {
   floorRatio: 0.5,
   healthRatio: 0.5,
   infoLogRatio: 0.8,
+  tracingRatio: 0.9,
   oracleFanOutRatio: 0.33,
 } as const;
 
@@ -724,6 +725,7 @@ async function httpFloor(
     return runHttpFloorBench(scratch, options);
   });
   const { bare, notFound, noop, health, notFoundInfo, noopInfo, quote, notFoundBesideQuote } = figures;
+  const { notFoundTraced, noopTraced, quoteTraced, exported } = figures;
   const ratio = (name: string, measured: number, target: number): Figure => ({
     name,
     measured,
@@ -772,13 +774,36 @@ async function httpFloor(
         noopInfo.requestsPerSecond / noop.requestsPerSecond,
         TARGETS.infoLogRatio,
       ),
+      ratio(
+        '404 traced ÷ 404 (OTEL_EXPORTER_OTLP_ENDPOINT set vs unset)',
+        notFoundTraced.requestsPerSecond / notFound.requestsPerSecond,
+        TARGETS.tracingRatio,
+      ),
+      ratio(
+        'no-op traced ÷ no-op',
+        noopTraced.requestsPerSecond / noop.requestsPerSecond,
+        TARGETS.tracingRatio,
+      ),
+      ratio(
+        'POST /quote/v2 traced ÷ POST /quote/v2',
+        quoteTraced.requestsPerSecond / quote.requestsPerSecond,
+        TARGETS.tracingRatio,
+      ),
     ],
-    details: [bare, notFound, noop, health, notFoundInfo, noopInfo, quote, notFoundBesideQuote].map(row),
+    details: [
+      ...[bare, notFound, noop, health, notFoundInfo, noopInfo, quote, notFoundBesideQuote].map(row),
+      ...[notFoundTraced, noopTraced, quoteTraced].map(row),
+      `Traced servers exported ${formatInteger(exported.requests)} OTLP requests, ` +
+        `${formatInteger(exported.bytes / 1024)} KiB, to a sink in the benchmark process.`,
+    ],
     method: [
       'Each server runs in its own process (`bench/http-server-process.ts`) with its stdout a pipe read by the ' +
         'benchmark process; the load generator is a worker thread of the benchmark process (`http-load-worker.ts`), ' +
         `${options.connections} keep-alive connections, ${options.warmupMs / 1000} s warm-up, best of ` +
         `${options.rounds} runs per route. Ferry runs with its projections on (as deployed) on a scratch database.`,
+      'Traced: the same server started with `--import dist/src/telemetry/register.js` and ' +
+        '`OTEL_EXPORTER_OTLP_ENDPOINT` set to a sink in the benchmark process (default sampler, batch processor and ' +
+        'protocol, http/protobuf), after the untraced run on the same database.',
       'Ratios are between figures of the same run; the load generator shares the 2 cores with the server, so ' +
         'absolute req/s are lower than from another machine.',
     ],

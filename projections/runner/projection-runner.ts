@@ -1,10 +1,12 @@
-import type { Database } from '../../src/database/database.js';
+import type { Database, SqlExecutor } from '../../src/database/database.js';
 import { followUntilAborted } from '../../src/common/follow-loop.js';
-import type { EventStore } from '../../src/event-store/event-store.js';
+import type { EventStore, RecordedEvent } from '../../src/event-store/event-store.js';
+import { inRemoteChildSpans, tracingEnabled } from '../../src/telemetry/tracing.js';
 import type { Projection } from '../projection.js';
 import { applyEvents } from './apply-events.js';
 import { type BatchResult, processCheckpointedBatch } from './checkpointed-batch.js';
 import { ProjectionRegistry } from './projection-registry.js';
+import { projectionSpans } from './projection-spans.js';
 import { generationTable } from './projection-table.js';
 
 export interface RunnerOptions {
@@ -36,18 +38,27 @@ export class ProjectionRunner {
     this.registry = new ProjectionRegistry(db);
   }
 
-  /** Reads and applies one batch to one generation of a projection. */
+  /**
+   * Reads and applies one batch to one generation of a projection. `traced`: each applied event appended in a trace
+   * gets a span in it (projection-spans.ts); the live generation's batches only, as a rebuild replays history.
+   */
   processBatch(
     projection: Projection,
     generation: number,
     batchSize = this.options.batchSize,
+    traced = false,
   ): Promise<BatchResult> {
     const table = generationTable(projection, generation);
+    const apply = (tx: SqlExecutor, events: readonly RecordedEvent[]) =>
+      applyEvents(tx, projection, table, events);
     return processCheckpointedBatch(
       this.db,
       this.store,
       { name: projection.name, generation, batchSize },
-      (tx, events) => applyEvents(tx, projection, table, events),
+      traced && tracingEnabled()
+        ? (tx, events) =>
+            inRemoteChildSpans(projectionSpans(projection, generation, events), () => apply(tx, events))
+        : apply,
     );
   }
 
@@ -85,7 +96,8 @@ export class ProjectionRunner {
       }
     }
     if (row.liveGeneration !== null && row.liveVersion === projection.version) {
-      processed += (await this.processBatch(projection, row.liveGeneration)).processed;
+      processed += (await this.processBatch(projection, row.liveGeneration, this.options.batchSize, true))
+        .processed;
     }
     return processed;
   }

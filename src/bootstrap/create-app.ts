@@ -23,6 +23,7 @@ import { secretsOf } from '../common/logging/redact.js';
 import { installRequestContext } from '../common/logging/request-context.js';
 import { installRequestLog } from '../common/logging/request-log.js';
 import { installHttpMetrics } from '../metrics/http-metrics.js';
+import { flushTraces, tracingEnabled } from '../telemetry/tracing.js';
 import { setupOpenApi } from './openapi.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -136,6 +137,7 @@ export async function createApp(
       } satisfies ErrorBody);
   });
   installRequestLog(fastify, config.http.requestSummaryIntervalMs);
+  if (tracingEnabled()) fastify.addHook('onClose', flushTraces);
   installHttpMetrics(fastify);
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalPipes(createValidationPipe());

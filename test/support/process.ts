@@ -21,9 +21,14 @@ export interface Spawned {
   readonly exited: Promise<number | string | null>;
 }
 
-/** Runs a built entry point (`dist/…`) with extra environment, collecting its output. */
-export function spawnNode(script: string, args: string[], env: Record<string, string>): Spawned {
-  const child = spawn(process.execPath, [script, ...args], {
+/** Runs a built entry point (`dist/…`) with extra environment (and Node options, e.g. `--import`), collecting its output. */
+export function spawnNode(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  nodeArgs: readonly string[] = [],
+): Spawned {
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,4 +1,5 @@
 import { type Logger, pino } from 'pino';
+import { currentTraceIds } from '../../telemetry/tracing.js';
 import type { LogLevel } from '../../config/app-config.js';
 import { redactFields, secretMasker } from './redact.js';
 import { currentRequestId } from './request-context.js';
@@ -32,8 +33,10 @@ export function createLogger(options: CreateLoggerOptions): Logger {
       serializers: { err: (value: unknown) => value },
       mixin: () => {
         const reqId = currentRequestId();
+        // With tracing on (src/telemetry), a line written inside a span carries its trace_id and span_id too.
+        const trace = currentTraceIds();
         // pino merges the line's own fields over this object: an explicit `reqId` wins, and none is written twice.
-        return reqId === undefined ? {} : { reqId };
+        return { ...(reqId === undefined ? {} : { reqId }), ...trace };
       },
       hooks: {
         logMethod(this: Logger, args: unknown[], method: (...args: unknown[]) => void) {

@@ -1,5 +1,6 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { AggregateRepository } from '../../event-store/aggregate-repository.js';
+import { inSpan } from '../../telemetry/tracing.js';
 import { RequestAggregate } from '../domain/request.aggregate.js';
 import { ExecuteRequestCommand, type ExecuteRequestResult } from './execute-request.command.js';
 
@@ -11,7 +12,17 @@ import { ExecuteRequestCommand, type ExecuteRequestResult } from './execute-requ
 export class ExecuteRequestHandler implements ICommandHandler<ExecuteRequestCommand, ExecuteRequestResult> {
   constructor(private readonly repository: AggregateRepository) {}
 
-  async execute({ requestId, command, metadata }: ExecuteRequestCommand): Promise<ExecuteRequestResult> {
+  execute({ requestId, command, metadata }: ExecuteRequestCommand): Promise<ExecuteRequestResult> {
+    return inSpan(`command ${command.type}`, { 'ferry.request_id': requestId }, () =>
+      this.run(requestId, command, metadata),
+    );
+  }
+
+  private async run(
+    requestId: string,
+    command: ExecuteRequestCommand['command'],
+    metadata: ExecuteRequestCommand['metadata'],
+  ): Promise<ExecuteRequestResult> {
     let appended = 0;
     const aggregate = await this.repository.execute(
       () => new RequestAggregate(requestId),

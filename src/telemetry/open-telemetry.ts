@@ -1,0 +1,111 @@
+import {
+  type Context,
+  context,
+  propagation,
+  ProxyTracerProvider,
+  ROOT_CONTEXT,
+  type Span,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
+import { FastifyOtelInstrumentation } from '@fastify/otel';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { installTracer, type SpanAttributes, type Tracer } from './tracing.js';
+
+/** Probes and scrapes answer every few seconds; a trace each would bury the requests worth reading. */
+const UNTRACED_PATHS = /^\/(health|metrics)(\/|\?|$)/;
+
+const TRACER_NAME = 'ferry';
+
+/**
+ * Starts OpenTelemetry's Node SDK: spans of the HTTP server (node:http), of Fastify's routes, of PostgreSQL queries
+ * (pg), and Ferry's own (`command`, `append`, `project`), exported over OTLP to `OTEL_EXPORTER_OTLP_ENDPOINT`. The
+ * standard `OTEL_*` variables apply (service name, sampler, protocol, batch delay). Traces only: Ferry's metrics are
+ * Prometheus's (`GET /metrics`), so OpenTelemetry's metrics and logs exporters default to none.
+ */
+export function startOpenTelemetry(env: NodeJS.ProcessEnv = process.env): NodeSDK {
+  env.OTEL_SERVICE_NAME ??= 'ferry';
+  env.OTEL_METRICS_EXPORTER ??= 'none';
+  env.OTEL_LOGS_EXPORTER ??= 'none';
+  const sdk = new NodeSDK({
+    instrumentations: [
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.test(request.url ?? ''),
+        // Background loops (watchers, webhooks, the solver) start no trace of their own for each call they make.
+        requireParentforOutgoingSpans: true,
+      }),
+      new FastifyOtelInstrumentation({
+        // Fastify announces each instance on a diagnostics channel; the plugin registers itself there.
+        registerOnInitialization: true,
+        // The request and its handler; a span per hook (seven per request, CORS and middie's) tells no more.
+        instrumentHooks: false,
+        requestHook: (span, request) => span.setAttribute('ferry.x_request_id', request.id),
+      }),
+      // Polling loops query all the time: a query is recorded only inside a trace (a request, a projected event).
+      new PgInstrumentation({ requireParentSpan: true }),
+    ],
+  });
+  sdk.start();
+  installTracer(openTelemetryTracer());
+  return sdk;
+}
+
+function openTelemetryTracer(): Tracer {
+  const tracer = trace.getTracer(TRACER_NAME);
+  const end = (span: Span, error?: unknown) => {
+    if (error !== undefined) {
+      span.recordException(error instanceof Error ? error : String(error));
+      span.setStatus({
+        code: SpanStatusCode.ERROR,
+        message: error instanceof Error ? error.message : undefined,
+      });
+    }
+    span.end();
+  };
+  const run = async <T>(spans: readonly Span[], active: Context, fn: () => Promise<T>): Promise<T> => {
+    try {
+      const result = await context.with(active, fn);
+      for (const span of spans) end(span);
+      return result;
+    } catch (error) {
+      for (const span of spans) end(span, error);
+      throw error;
+    }
+  };
+  return {
+    inSpan(name, attributes, fn) {
+      const span = tracer.startSpan(name, { attributes });
+      return run([span], trace.setSpan(context.active(), span), fn);
+    },
+    inRemoteChildSpans(children, fn) {
+      const spans = children.map(({ name, attributes, traceparent }) =>
+        tracer.startSpan(name, { attributes }, propagation.extract(ROOT_CONTEXT, { traceparent })),
+      );
+      return run(spans, trace.setSpan(context.active(), spans[0]), fn);
+    },
+    traceparent() {
+      const carrier: Record<string, string> = {};
+      propagation.inject(context.active(), carrier);
+      return carrier.traceparent;
+    },
+    ids() {
+      const span = trace.getActiveSpan();
+      if (!span) return undefined;
+      const { traceId, spanId } = span.spanContext();
+      return { trace_id: traceId, span_id: spanId };
+    },
+    annotate(attributes: SpanAttributes) {
+      trace.getActiveSpan()?.setAttributes(attributes);
+    },
+    async flush() {
+      // The global provider is a proxy in front of the SDK's.
+      const global = trace.getTracerProvider();
+      const provider = (global instanceof ProxyTracerProvider ? global.getDelegate() : global) as {
+        forceFlush?: () => Promise<void>;
+      };
+      await provider.forceFlush?.();
+    },
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * What the app asks of tracing (docs/operations.md, "Traces"). Nothing here imports OpenTelemetry: the tracer is
+ * installed by `register.ts` only when `OTEL_EXPORTER_OTLP_ENDPOINT` is set, and until then every call below is a
+ * null check, so a process without tracing loads no OpenTelemetry module and pays nothing.
+ */
+
+export type SpanAttributes = Readonly<Record<string, string | number | boolean>>;
+
+/** The ids of the active span, as log lines carry them (`trace_id`, `span_id`, OpenTelemetry's log field names). */
+export interface TraceIds {
+  readonly trace_id: string;
+  readonly span_id: string;
+}
+
+/** A span to open as the child of a W3C `traceparent` recorded elsewhere (an event's metadata). */
+export interface RemoteChildSpan {
+  readonly name: string;
+  readonly attributes: SpanAttributes;
+  readonly traceparent: string;
+}
+
+export interface Tracer {
+  /** Runs `fn` in a span named `name`, a child of the active span (a new trace when none). */
+  inSpan<T>(name: string, attributes: SpanAttributes, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` once in one span per entry, each a child of its `traceparent`: one piece of work serving several traced
+   * causes (a projection batch applying events appended by several requests). `fn` runs in the first span's context.
+   */
+  inRemoteChildSpans<T>(spans: readonly RemoteChildSpan[], fn: () => Promise<T>): Promise<T>;
+  /** The active span as a W3C `traceparent` header value, or undefined outside a span. */
+  traceparent(): string | undefined;
+  ids(): TraceIds | undefined;
+  /** Sets attributes on the active span, if any. */
+  annotate(attributes: SpanAttributes): void;
+  /** Exports the spans ended so far. */
+  flush(): Promise<void>;
+}
+
+let tracer: Tracer | null = null;
+
+/** Called once, by `open-telemetry.ts`, before the app's modules load. */
+export function installTracer(installed: Tracer): void {
+  tracer = installed;
+}
+
+export function tracingEnabled(): boolean {
+  return tracer !== null;
+}
+
+export function inSpan<T>(name: string, attributes: SpanAttributes, fn: () => Promise<T>): Promise<T> {
+  return tracer ? tracer.inSpan(name, attributes, fn) : fn();
+}
+
+export function inRemoteChildSpans<T>(spans: readonly RemoteChildSpan[], fn: () => Promise<T>): Promise<T> {
+  return tracer && spans.length > 0 ? tracer.inRemoteChildSpans(spans, fn) : fn();
+}
+
+export function currentTraceparent(): string | undefined {
+  return tracer?.traceparent();
+}
+
+/** The active trace and span ids, for log lines (undefined when tracing is off or outside a span). */
+export function currentTraceIds(): TraceIds | undefined {
+  return tracer?.ids();
+}
+
+export function annotateSpan(attributes: SpanAttributes): void {
+  tracer?.annotate(attributes);
+}
+
+export function flushTraces(): Promise<void> {
+  return tracer ? tracer.flush() : Promise.resolve();
+}

@@ -1,0 +1,182 @@
+import { existsSync } from 'node:fs';
+import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
+import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { freePort, type Spawned, spawnNode } from '../support/process.js';
+
+const MAIN = 'dist/src/main.js';
+const REGISTER = ['--import', './dist/src/telemetry/register.js'];
+const USDC_A = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
+
+interface Api {
+  readonly sut: Spawned;
+  readonly url: string;
+  readonly database: TestDatabase;
+}
+
+/**
+ * The built API with the register file loaded first, on a fresh database; resolves once ready (`/health`: the
+ * projections' first generations are live, and only live generations' batches are traced).
+ */
+async function startApi(env: Record<string, string>): Promise<Api> {
+  const database = await createTestDatabase('ferry_e2e');
+  const port = await freePort();
+  const sut = spawnNode(
+    MAIN,
+    [],
+    {
+      ENVIRONMENT: 'test',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATABASE_URL: database.url,
+      LOG_LEVEL: 'debug',
+      ...env,
+    },
+    REGISTER,
+  );
+  const url = `http://127.0.0.1:${port}`;
+  let exited = false;
+  void sut.exited.then(() => (exited = true));
+  for (let attempt = 0; attempt < 600 && !exited; attempt += 1) {
+    if ((await fetch(`${url}/health`).catch(() => undefined))?.ok) return { sut, url, database };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`The API did not start:\n${sut.stderr().slice(-4000)}`);
+}
+
+async function stopApi(api: Api | undefined): Promise<void> {
+  if (!api) return;
+  api.sut.child.kill('SIGTERM');
+  await api.sut.exited;
+  await api.database.drop();
+}
+
+/** A bridge quote, which records RequestQuoted on the request's stream; resolves with the response's request id. */
+async function quote(url: string): Promise<{ status: number; requestId: string }> {
+  const chains = (await (await fetch(`${url}/chains`)).json()) as {
+    chains: { id: number; erc20Currencies?: { symbol: string; address: string }[] }[];
+  };
+  const usdcB = chains.chains
+    .find((chain) => chain.id === 31338)!
+    .erc20Currencies!.find((currency) => currency.symbol === 'USDC')!.address;
+  const response = await fetch(`${url}/quote/v2`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      user: `0x${'59'.repeat(20)}`,
+      originChainId: 31337,
+      destinationChainId: 31338,
+      originCurrency: USDC_A,
+      destinationCurrency: usdcB,
+      amount: '25000000',
+      tradeType: 'EXACT_INPUT',
+    }),
+  });
+  await response.text();
+  return { status: response.status, requestId: response.headers.get('x-request-id')! };
+}
+
+const logLines = (sut: Spawned) =>
+  sut
+    .stdout()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+/**
+ * Traces (docs/operations.md, "Traces"): with OTEL_EXPORTER_OTLP_ENDPOINT set, a quote's HTTP request, its queries,
+ * its command, its append and the projection that later applies the event in another loop are one trace, whose id
+ * the request's log line carries next to its x-request-id; without it, nothing of OpenTelemetry loads.
+ */
+describe('tracing (node --import ./dist/src/telemetry/register.js dist/src/main.js)', () => {
+  let receiver: OtlpReceiver;
+
+  beforeAll(async () => {
+    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: npm test builds it first (scripts/test.mjs)`);
+    receiver = await startOtlpReceiver();
+  });
+  afterAll(async () => receiver?.close());
+
+  describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
+    let api: Api | undefined;
+    beforeAll(async () => {
+      api = await startApi({
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      });
+    });
+    afterAll(async () => stopApi(api));
+
+    it('traces a quote from the HTTP request through its command and append to the projection applying it', async () => {
+      const { status, requestId } = await quote(api!.url);
+      expect(status).toBe(200);
+
+      const server = await receiver.waitFor(
+        (span) => span.name === 'POST /quote/v2' && span.scope === '@opentelemetry/instrumentation-http',
+      );
+      expect(server).toMatchObject({ kind: 2 });
+      const projected = await receiver.waitFor(
+        (span) => span.name === 'project requests-v3 RequestQuoted' && span.traceId === server.traceId,
+      );
+      const trace = receiver.spans.filter((span) => span.traceId === server.traceId);
+      const named = (name: string) => trace.find((span) => span.name === name);
+
+      expect(named('request')).toMatchObject({ scope: '@fastify/otel', parentSpanId: server.spanId });
+      expect(named('request')!.attributes['ferry.x_request_id']).toBe(requestId);
+      const command = named('command RecordQuote');
+      const append = named('append request');
+      expect(command).toBeDefined();
+      expect(append).toMatchObject({ parentSpanId: command!.spanId });
+      expect(append!.attributes['ferry.stream_id']).toMatch(/^request-0x[0-9a-f]{64}$/);
+      // The append's own query, and the projection's writes, are PostgreSQL spans of the same trace.
+      const queries = trace.filter((span) => span.scope === '@opentelemetry/instrumentation-pg');
+      expect(queries.some((span) => span.parentSpanId === append!.spanId)).toBe(true);
+      expect(queries.some((span) => span.parentSpanId === projected.spanId)).toBe(true);
+      // The projection ran later, in its own loop: its span continues the trace from the event's metadata.
+      expect(projected.parentSpanId).toBe(append!.spanId);
+      expect(projected.attributes).toMatchObject({ 'ferry.projection': 'requests-v3' });
+
+      const logged = logLines(api!.sut).filter((line) => line.trace_id === server.traceId);
+      expect(logged).toContainEqual(expect.objectContaining({ reqId: requestId, msg: 'request completed' }));
+    });
+
+    it('starts no trace for probes and scrapes, nor for the queries of background loops', async () => {
+      await fetch(`${api!.url}/health`);
+      await fetch(`${api!.url}/metrics`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const roots = receiver.spans.filter(
+        (span) => span.parentSpanId === undefined || span.parentSpanId === '',
+      );
+      expect(roots.map((span) => span.name)).not.toContain('GET /health');
+      expect(roots.map((span) => span.name)).not.toContain('GET /metrics');
+      expect(roots.filter((span) => span.scope === '@opentelemetry/instrumentation-pg')).toEqual([]);
+    });
+  });
+
+  describe('without OTEL_EXPORTER_OTLP_ENDPOINT', () => {
+    let api: Api | undefined;
+    beforeAll(async () => {
+      receiver.spans.length = 0;
+      receiver.requests.length = 0;
+      // The loaders say every module they load (CommonJS and ESM) on stderr.
+      api = await startApi({ NODE_DEBUG: 'module,esm', OTEL_BSP_SCHEDULE_DELAY: '100' });
+    });
+    afterAll(async () => stopApi(api));
+
+    it('loads no OpenTelemetry module, sends nothing and logs no trace ids', async () => {
+      const { status, requestId } = await quote(api!.url);
+      expect(status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(receiver.requests).toEqual([]);
+      const loaded = api!.sut.stderr();
+      // The register file itself was loaded, and the loaders' output is there to read.
+      expect(loaded).toContain('telemetry/register.js');
+      expect(loaded).toContain('node_modules/fastify/');
+      // prom-client loads @opentelemetry/api (exemplars), which does nothing without an SDK; nothing else may load.
+      expect(loaded).not.toMatch(/@opentelemetry\/(?!api[/"\s])|@fastify\/otel/);
+      const lines = logLines(api!.sut);
+      expect(lines).toContainEqual(expect.objectContaining({ reqId: requestId, msg: 'request completed' }));
+      expect(lines.filter((line) => 'trace_id' in line)).toEqual([]);
+    });
+  });
+});
