@@ -26,6 +26,8 @@ export interface LatencyResult {
     bytes: number;
     failures: number;
     lastStatus: number;
+    /** The status of the last answer that was not 200. */
+    failedStatus: number;
   }[];
 }
 
@@ -104,6 +106,7 @@ async function latency(job: LatencyJob): Promise<LatencyResult> {
     bytes: 0,
     failures: 0,
     lastStatus: 0,
+    failedStatus: 0,
   }));
   try {
     for (let round = 0; round < job.warmupRounds + job.rounds; round += 1) {
@@ -111,7 +114,10 @@ async function latency(job: LatencyJob): Promise<LatencyResult> {
         const answer = await get(agent, url, result.path, job.headers);
         result.lastStatus = answer.status;
         result.bytes = answer.bytes;
-        if (answer.status !== 200) result.failures += 1;
+        if (answer.status !== 200) {
+          result.failures += 1;
+          result.failedStatus = answer.status;
+        }
         if (round >= job.warmupRounds) result.ms.push(answer.ms);
       }
     }

@@ -26,7 +26,7 @@ import {
   now,
   percentile,
   type ScratchDatabase,
-  startCpu,
+  startCpuSampled,
   startMachineCpu,
   write,
 } from './support.js';
@@ -127,7 +127,7 @@ async function rebuildBoth(
   });
   // Open the pool's connections first, so that the CPU count sees every backend the rebuild uses.
   await Promise.all(Array.from({ length: 4 }, () => scratch.db.query('SELECT pg_sleep(0.01)')));
-  const stopCpu = await startCpu(scratch.db);
+  const stopCpu = await startCpuSampled(scratch.db);
   const stopMachine = startMachineCpu();
   const started = now();
   let nextReport = 0.2;
@@ -144,7 +144,7 @@ async function rebuildBoth(
     },
   });
   const ms = now() - started;
-  const cpu = stopCpu();
+  const cpu = await stopCpu();
   const machine = stopMachine()?.busyShare ?? null;
   const statements = breakdown.rows();
   const sqlMs = statements.reduce((sum, row) => sum + row.ms, 0);
@@ -307,9 +307,14 @@ export async function runRequestsHistoryBench(
       `${formatInteger(rebuild.eventsPerSecond)} events/s; time: ` +
       rebuild.profile.map((row) => `${row.label} ${(100 * row.share).toFixed(0)}%`).join(', '),
   );
+  const perThousand = (ms: number) => (1000 * ms) / (2 * rebuild.events);
   write(
     `    CPU: Node process ${(100 * rebuildNodeShare).toFixed(0)}% of one core` +
-      (machine === null ? '' : `, whole machine ${(100 * machine).toFixed(0)}% of all cores`),
+      (machine === null ? '' : `, whole machine ${(100 * machine).toFixed(0)}% of all cores`) +
+      `; per 1,000 events applied: Node ${perThousand(rebuildCpu.nodeMs).toFixed(1)} ms` +
+      (rebuildCpu.postgresMs === null
+        ? ''
+        : `, PostgreSQL backends ${perThousand(rebuildCpu.postgresMs).toFixed(1)} ms`),
   );
   const head = await new PostgresEventStore(scratch.db).headPosition();
   const sample = { first: Math.floor(options.requests / 2), count: Math.min(5_000, options.requests) };
@@ -378,7 +383,7 @@ export async function runRequestsHistoryBench(
     const figures: QueryFigure[] = latency.paths.map((result, index) => {
       if (result.failures > 0) {
         throw new Error(
-          `${queries[index].name}: ${result.failures} answers were not 200 (${result.lastStatus})`,
+          `${queries[index].name}: ${result.failures} answers were not 200 (last: ${result.failedStatus})`,
         );
       }
       return {

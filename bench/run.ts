@@ -340,6 +340,10 @@ async function requests(
         (figures.rebuildMachineShare === null
           ? ''
           : `, machine ${(100 * figures.rebuildMachineShare).toFixed(0)}% of ${os.cpus().length} cores`) +
+        `; per 1,000 events applied: Node ${((1000 * figures.rebuildCpu.nodeMs) / (2 * rebuild.events)).toFixed(1)} ms` +
+        (figures.rebuildCpu.postgresMs === null
+          ? ''
+          : `, PostgreSQL backends ${((1000 * figures.rebuildCpu.postgresMs) / (2 * rebuild.events)).toFixed(1)} ms`) +
         '.',
       `Rows check: ${formatInteger(figures.compared.v3)} requests-v3 and ${formatInteger(figures.compared.v2)} ` +
         'requests-v2 rows from the middle of the history, as the rebuild wrote them, equal column by column the rows ' +

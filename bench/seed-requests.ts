@@ -339,7 +339,8 @@ function jsonValue(type: ColumnType, value: unknown): unknown {
 
 /** The row a projection's `writeRows` would store for this state, as one JSON object. */
 function rowJson(projection: Projection, id: string, state: unknown): Record<string, unknown> {
-  const row: Record<string, unknown> = { id, state: JSON.parse(JSON.stringify(state)) as unknown };
+  const stored = projection.codec ? projection.codec.encode(state) : state;
+  const row: Record<string, unknown> = { id, state: JSON.parse(JSON.stringify(stored)) as unknown };
   for (const column of projection.columns) row[column.name] = jsonValue(column.type, column.value(state));
   return row;
 }

@@ -210,6 +210,40 @@ export async function startCpu(db: Database): Promise<() => CpuUsage> {
 }
 
 /**
+ * Like `startCpu`, for long measurements through a pool that opens and closes connections: the database's client
+ * backends (and parallel workers) are listed again every `intervalMs` and each one's CPU time read, so a backend
+ * that ends keeps what it had at its last reading and one that starts counts from its first (what it spends before
+ * it is first seen, and after its last reading, is missed: at most an interval each).
+ */
+export async function startCpuSampled(db: Database, intervalMs = 500): Promise<() => Promise<CpuUsage>> {
+  const seen = new Map<number, { first: number; last: number }>();
+  const sample = async () => {
+    const { rows } = await db.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity
+        WHERE datname = current_database() AND backend_type IN ('client backend', 'parallel worker')`,
+    );
+    for (const { pid } of rows) {
+      const ms = processCpuMs(pid);
+      if (ms === null) continue;
+      const known = seen.get(pid);
+      if (known) known.last = ms;
+      else seen.set(pid, { first: ms, last: ms });
+    }
+  };
+  await sample();
+  const nodeBefore = nodeCpuMs();
+  const timer = setInterval(() => void sample().catch(() => undefined), intervalMs);
+  return async () => {
+    clearInterval(timer);
+    await sample();
+    const nodeMs = nodeCpuMs() - nodeBefore;
+    let postgresMs = 0;
+    for (const { first, last } of seen.values()) postgresMs += last - first;
+    return { nodeMs, postgresMs: seen.size > 0 ? postgresMs : null };
+  };
+}
+
+/**
  * Starts counting the whole machine's CPU time (all processes, from /proc/stat): the share of the cores' capacity
  * that was busy while a measurement ran, to see whether it was CPU-bound. Null when /proc/stat cannot be read.
  */

@@ -21,6 +21,15 @@ export interface ProjectionIndex {
 }
 
 /**
+ * How a projection's row state is stored, when not as it is: `encode` before a row is written, `decode` when a state
+ * is read back (to fold further, or to answer). `decode(encode(s))` equals `s`; columns are derived from `s`.
+ */
+export interface StateCodec<S> {
+  encode(state: S): unknown;
+  decode(stored: unknown): S;
+}
+
+/**
  * A read model: a name, a version, the rows it keeps and a pure fold from events to row states.
  * Each row is `(id text primary key, state jsonb, ...columns)`; columns are derived from state for filters and
  * sorts. The runner applies events in batches with set-based upserts; bump `version` when `evolve` or the columns
@@ -38,6 +47,8 @@ export interface Projection<S = unknown> {
    * different columns): rebuilt together, they read the log and fold it once (`rebuildProjections`).
    */
   readonly fold?: string;
+  /** The stored form of row states (default: the state itself). Readers of the table decode with it too. */
+  readonly codec?: StateCodec<S>;
   /** The ids of the rows an event changes; empty when the event does not concern this projection. */
   keysOf(event: RecordedEvent): readonly string[];
   /** Pure: the row's state after the event (null deletes the row). No I/O, no clock: time comes from the event. */

@@ -6,6 +6,7 @@ import {
   type RequestRecordState,
   transactionHashes,
 } from '../requests/request-record.js';
+import { requestRecordCodec } from '../requests/stored-record.js';
 
 /**
  * The deprecated `GET /requests/v2` read model: one row per request, folded by the same `evolveRequestRecord` as v3
@@ -15,9 +16,11 @@ import {
  */
 export const requestsV2Projection: Projection<RequestRecordState> = {
   name: 'requests-v2',
-  version: 3,
+  version: 4,
   table: 'requests_v2',
   fold: 'request-record',
+  // Currencies stored once per row, referenced from each amount (`stored-record.ts`).
+  codec: requestRecordCodec,
   columns: [
     { name: 'listed', type: 'boolean', value: (state) => state.listed },
     { name: 'created_at', type: 'timestamptz', value: (state) => state.v3.createdAt },

@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '../../src/event-store/event-store.js';
 import type { Projection, ProjectionIndex } from '../projection.js';
 import { evolveRequestRecord, type RequestRecordState } from '../requests/request-record.js';
+import { requestRecordCodec } from '../requests/stored-record.js';
 import {
   amountUsdOf,
   appFeesAmountUsdOf,
@@ -29,9 +30,11 @@ const byCreatedAt = (name: string, leading: readonly string[]): ProjectionIndex 
  */
 export const requestsV3Projection: Projection<RequestRecordState> = {
   name: 'requests-v3',
-  version: 3,
+  version: 4,
   table: 'requests_v3',
   fold: 'request-record',
+  // Currencies stored once per row, referenced from each amount (`stored-record.ts`).
+  codec: requestRecordCodec,
   columns: [
     { name: 'listed', type: 'boolean', value: (s) => s.listed },
     { name: 'status', type: 'text', value: (s) => s.v3.status },

@@ -45,7 +45,7 @@ export async function applyEvents(
   const keys = new Set<string>();
   for (const event of events) for (const key of projection.keysOf(event)) keys.add(key);
   if (keys.size === 0) return;
-  const loaded = await loadStates(sql, qualifiedTable, [...keys]);
+  const loaded = await loadStates(sql, projection, qualifiedTable, [...keys]);
   const { upserts, deletes } = foldBatch(projection, loaded, events);
   await writeRows(sql, projection, qualifiedTable, upserts, deletes);
 }

@@ -26,8 +26,8 @@ export interface AuditResult {
 
 /**
  * Rebuilds a projection into a scratch schema up to exactly the live checkpoint and compares every row (state and
- * derived columns) with the live read model. The live checkpoint is locked during the comparison, so both sides
- * reflect the same events. The scratch schema is dropped afterwards.
+ * derived columns) with the live read model, under one read-only snapshot in which the live checkpoint stands where
+ * the scratch copy does, so both sides reflect the same events. The scratch schema is dropped afterwards.
  */
 export async function auditProjection(
   db: Database,
@@ -52,17 +52,16 @@ export async function auditProjection(
     for (;;) {
       const target = (await readCheckpoint(db, projection.name, generation))?.position ?? START;
       built = await catchUpTo(db, store, projection, scratch, built, target, options.batchSize ?? 1000);
+      // Compared under one snapshot, read-only: the live rows and their checkpoint are written in one transaction,
+      // so the snapshot sees both at the same position. No row lock and no transaction id is taken, so the live
+      // projection keeps being updated and catch-up readers are not held below the watermark meanwhile
+      // (decision 0020); if the live checkpoint moved past the scratch copy, catch up and compare again.
       const result = await db.transaction(async (tx) => {
-        const locked = await tx.query<{ commit_position: bigint; prepare_position: bigint }>(
-          `SELECT commit_position, prepare_position FROM projection_checkpoints
-            WHERE name = $1 AND generation = $2 FOR UPDATE`,
-          [projection.name, generation],
-        );
-        const live = locked.rows[0];
-        if (!live)
+        await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+        const checkpoint = await readCheckpoint(tx, projection.name, generation);
+        if (!checkpoint)
           throw new Error(`Projection ${projection.name} generation ${generation} vanished during the audit`);
-        const livePosition = { commit: live.commit_position, prepare: live.prepare_position };
-        if (comparePositions(livePosition, target) !== 0) return null;
+        if (comparePositions(checkpoint.position, target) !== 0) return null;
         const diff = await tx.query<{
           id: string;
           live: Record<string, unknown> | null;

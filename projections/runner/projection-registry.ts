@@ -94,11 +94,19 @@ export class ProjectionRegistry {
   /**
    * Gets a caught-up generation ready to go live: creates its secondary indexes (a generation is built without
    * them) and refreshes its planner statistics. True when it already was ready, so it can be swapped in now; false
-   * when indexes were just built, during which events may have arrived: apply them first, then ask again.
+   * when indexes were just built (events may have arrived meanwhile: apply them first, then ask again) or another
+   * session is still building one. On PostgreSQL the indexes are built `CONCURRENTLY`, so no transaction id is held
+   * while they build and catch-up readers (other projections, webhooks, the solver) keep moving (decision 0020).
    */
   async readyToSwap(projection: Projection, generation: number): Promise<boolean> {
     const table = generationTable(projection, generation);
-    const created = await createProjectionIndexes(this.db, projection, table);
+    const { created, pending } = await createProjectionIndexes(this.db, projection, table, undefined, {
+      concurrently: this.db.kind === 'postgres',
+    });
+    if (pending > 0) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return false;
+    }
     if (created === 0) return true;
     await this.db.query(`ANALYZE ${table}`);
     return false;

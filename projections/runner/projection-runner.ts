@@ -5,9 +5,13 @@ import { inRemoteChildSpans, tracingEnabled } from '../../src/telemetry/tracing.
 import type { Projection } from '../projection.js';
 import { applyEvents } from './apply-events.js';
 import { type BatchResult, processCheckpointedBatch } from './checkpointed-batch.js';
-import { ProjectionRegistry } from './projection-registry.js';
+import { ProjectionRegistry, type RegistryRow } from './projection-registry.js';
 import { projectionSpans } from './projection-spans.js';
 import { generationTable } from './projection-table.js';
+import { processSharedFold, type SharedFoldMember } from './shared-fold-batch.js';
+
+/** Batches per round of a shared-fold build, so that a round ends (and `stop()` is heard) within seconds. */
+const FOLD_BATCHES_PER_ROUND = 10;
 
 export interface RunnerOptions {
   readonly batchSize: number;
@@ -83,29 +87,90 @@ export class ProjectionRunner {
   async tick(projection: Projection): Promise<number> {
     const row = await this.registry.get(projection.name);
     if (!row) return 0;
-    let processed = 0;
-    if (row.buildingGeneration !== null && row.buildingVersion === projection.version) {
-      const result = await this.processBatch(projection, row.buildingGeneration);
-      processed += result.processed;
-      if (result.caughtUp && !result.contended) {
-        // Indexing and swapping count as work done, so the next round comes at once.
-        if (await this.registry.readyToSwap(projection, row.buildingGeneration)) {
-          await this.registry.swap(projection, row.buildingGeneration);
-        }
-        processed += 1;
-      }
-    }
-    if (row.liveGeneration !== null && row.liveVersion === projection.version) {
-      processed += (await this.processBatch(projection, row.liveGeneration, this.options.batchSize, true))
-        .processed;
-    }
-    return processed;
+    return (await this.buildingRound(projection, row)) + (await this.liveRound(projection, row));
   }
 
-  /** Prepares and then follows every projection until stop(). */
+  /** A batch on the projection's live generation, when it is of the code's version. */
+  async tickLive(projection: Projection): Promise<number> {
+    const row = await this.registry.get(projection.name);
+    return row ? this.liveRound(projection, row) : 0;
+  }
+
+  /** A batch on the generation being built; indexes it and swaps it in once it has caught up. */
+  private async buildingRound(projection: Projection, row: RegistryRow): Promise<number> {
+    if (row.buildingGeneration === null || row.buildingVersion !== projection.version) return 0;
+    const result = await this.processBatch(projection, row.buildingGeneration);
+    if (!result.caughtUp || result.contended) return result.processed;
+    // Indexing and swapping count as work done, so the next round comes at once.
+    if (await this.registry.readyToSwap(projection, row.buildingGeneration)) {
+      await this.registry.swap(projection, row.buildingGeneration);
+    }
+    return result.processed + 1;
+  }
+
+  private async liveRound(projection: Projection, row: RegistryRow): Promise<number> {
+    if (row.liveGeneration === null || row.liveVersion !== projection.version) return 0;
+    // Live batches open trace spans (as children of their events' appends); rebuilds never do.
+    return (await this.processBatch(projection, row.liveGeneration, this.options.batchSize, true)).processed;
+  }
+
+  /**
+   * A round of the generations being built of projections that share a fold (`Projection.fold`): read and folded
+   * once for all of them (`processSharedFold`, as `rebuildProjections` does), then indexed and swapped in together.
+   * A start-up rebuild after a version change of requests-v3 and requests-v2 takes this path.
+   */
+  async tickFold(projections: readonly Projection[]): Promise<number> {
+    const members: SharedFoldMember[] = [];
+    let alone: { projection: Projection; row: RegistryRow } | null = null;
+    for (const projection of projections) {
+      const row = await this.registry.get(projection.name);
+      if (row && row.buildingGeneration !== null && row.buildingVersion === projection.version) {
+        members.push({ projection, generation: row.buildingGeneration });
+        alone = { projection, row };
+      }
+    }
+    if (members.length === 0) return 0;
+    if (members.length === 1) return this.buildingRound(alone!.projection, alone!.row);
+    const result = await processSharedFold(
+      this.db,
+      this.store,
+      members,
+      this.options.batchSize,
+      (member) => this.processBatch(member.projection, member.generation),
+      undefined,
+      FOLD_BATCHES_PER_ROUND,
+    );
+    if (!result.caughtUp || result.contended) return result.processed;
+    let ready = true;
+    for (const member of members) {
+      if (!(await this.registry.readyToSwap(member.projection, member.generation))) ready = false;
+    }
+    if (ready) {
+      for (const member of members) await this.registry.swap(member.projection, member.generation);
+    }
+    return result.processed + 1;
+  }
+
+  /**
+   * Prepares and then follows every projection until stop(). Projections that share a fold have their live
+   * generations followed one by one and the generations being built together (`tickFold`).
+   */
   async start(projections: readonly Projection[]): Promise<void> {
     for (const projection of projections) await this.prepare(projection);
-    this.loops = projections.map((projection) => this.follow(projection));
+    const folds = new Map<string, Projection[]>();
+    for (const projection of projections) {
+      if (projection.fold) folds.set(projection.fold, [...(folds.get(projection.fold) ?? []), projection]);
+    }
+    const shared = [...folds.values()].filter((members) => members.length > 1);
+    const together = new Set(shared.flat());
+    this.loops = [
+      ...projections.map((projection) =>
+        together.has(projection)
+          ? this.follow(projection, () => this.tickLive(projection))
+          : this.follow(projection, () => this.tick(projection)),
+      ),
+      ...shared.map((members) => this.follow(members[0], () => this.tickFold(members))),
+    ];
   }
 
   async stop(): Promise<void> {
@@ -114,11 +179,11 @@ export class ProjectionRunner {
     this.loops = [];
   }
 
-  private follow(projection: Projection): Promise<void> {
+  private follow(projection: Projection, round: () => Promise<number>): Promise<void> {
     const signal = this.abort.signal;
     return followUntilAborted(
       signal,
-      async () => (await this.tick(projection)) > 0,
+      async () => (await round()) > 0,
       () => this.store.waitForAppend(this.options.pollIntervalMs, signal),
       (error) => this.options.onError?.(projection, error),
     );

@@ -56,32 +56,68 @@ export function indexNames(projection: Projection, table: string): string[] {
   return (projection.indexes ?? []).map((index) => identifier(`${table}_${index.name}`));
 }
 
+export interface IndexBuild {
+  /** Indexes this call created. */
+  readonly created: number;
+  /** Indexes another session is still building (`CONCURRENTLY`): the table is not ready until they are valid. */
+  readonly pending: number;
+}
+
 /**
- * Creates the projection's secondary indexes on a table, skipping those that exist; returns how many it created.
- * Each is its own statement (and, outside a transaction, its own transaction) so that none holds the others' locks.
+ * Creates the projection's secondary indexes on a table, skipping those that exist. Each is its own statement (and,
+ * outside a transaction, its own transaction) so that none holds the others' locks.
+ *
+ * `concurrently` (PostgreSQL; PGlite has one connection and no readers to spare): `CREATE INDEX CONCURRENTLY`, whose
+ * long build runs in a transaction without a transaction id. A plain `CREATE INDEX` holds one for the whole build,
+ * and every catch-up reader of the cluster waits below it (docs/decisions/0002, 0020). An index a concurrent build
+ * left invalid (interrupted) is dropped and built again; one still being built by another session counts as pending.
  */
 export async function createProjectionIndexes(
   sql: SqlExecutor,
   projection: Projection,
   table: string,
   schema?: string,
-): Promise<number> {
-  const { rows } = await sql.query<{ indexname: string }>(
-    `SELECT indexname FROM pg_indexes WHERE schemaname = coalesce($1, current_schema()) AND tablename = $2`,
+  options: { readonly concurrently?: boolean } = {},
+): Promise<IndexBuild> {
+  const concurrently = options.concurrently === true;
+  const { rows } = await sql.query<{ indexname: string; valid: boolean; building: boolean }>(
+    `SELECT c.relname AS indexname, i.indisvalid AS valid,
+            ${
+              concurrently
+                ? 'EXISTS (SELECT 1 FROM pg_stat_progress_create_index p WHERE p.index_relid = i.indexrelid)'
+                : 'false'
+            } AS building
+       FROM pg_index i
+       JOIN pg_class c ON c.oid = i.indexrelid
+       JOIN pg_class t ON t.oid = i.indrelid
+       JOIN pg_namespace n ON n.oid = t.relnamespace
+      WHERE n.nspname = coalesce($1, current_schema()) AND t.relname = $2`,
     [schema ?? null, table],
   );
-  const existing = new Set(rows.map((row) => row.indexname));
+  const existing = new Map(rows.map((row) => [row.indexname, row]));
   let created = 0;
+  let pending = 0;
   for (const index of projection.indexes ?? []) {
     const name = identifier(`${table}_${index.name}`);
-    if (existing.has(name)) continue;
+    const found = existing.get(name);
+    if (found?.valid) continue;
+    if (found && concurrently) {
+      if (found.building) {
+        pending += 1;
+        continue;
+      }
+      await sql.query(`DROP INDEX CONCURRENTLY IF EXISTS ${qualify(name, schema)}`);
+    } else if (found) {
+      continue;
+    }
     await sql.query(
-      `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${name} ON ${qualify(table, schema)}
+      `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${concurrently ? 'CONCURRENTLY ' : ''}IF NOT EXISTS ${name}
+         ON ${qualify(table, schema)}
          USING ${index.using ?? 'btree'} (${index.columns.join(', ')})${index.where ? ` WHERE ${index.where}` : ''}`,
     );
     created += 1;
   }
-  return created;
+  return { created, pending };
 }
 
 /**
@@ -99,9 +135,11 @@ async function supportsLz4(sql: SqlExecutor): Promise<boolean> {
 
 /**
  * Writes row states: one set-based upsert for the changed rows and one delete for the removed ones. The rows travel
- * as ONE JSON parameter read by `json_to_recordset`: each state is serialised once, inside the document, instead of
+ * as ONE JSON parameter read by `jsonb_to_recordset`: each state is serialised once, inside the document, instead of
  * once as JSON and again as an escaped element of a PostgreSQL array literal per column (measured: about twice the
- * rows per second for request records, bench/RESULTS.md).
+ * rows per second for request records, bench/RESULTS.md). The document is parsed once, as `jsonb`, and each state
+ * taken from it as it is (`json_to_recordset` lexes the document, then parses every state again into `jsonb`: a
+ * third more server CPU per request row). States are stored in the projection's `codec` form.
  */
 export async function writeRows(
   sql: SqlExecutor,
@@ -130,14 +168,17 @@ export async function writeRows(
     ...projection.columns.map((column) => `${identifier(column.name)} ${SQL_TYPE[column.type]}`),
   ];
   const rows: Record<string, unknown>[] = [];
+  const encode = projection.codec
+    ? (state: unknown) => projection.codec!.encode(state)
+    : (state: unknown) => state;
   for (const [id, state] of upserts) {
-    const row: Record<string, unknown> = options.stateFrom ? { id } : { id, state };
+    const row: Record<string, unknown> = options.stateFrom ? { id } : { id, state: encode(state) };
     for (const column of projection.columns) row[column.name] = toJsonValue(column.type, column.value(state));
     rows.push(row);
   }
   const source = options.stateFrom
-    ? `json_to_recordset($1::json) AS u(${definitions.join(', ')}) JOIN ${options.stateFrom} AS s ON s.id = u.id`
-    : `json_to_recordset($1::json) AS u(${definitions.join(', ')})`;
+    ? `jsonb_to_recordset($1::jsonb) AS u(${definitions.join(', ')}) JOIN ${options.stateFrom} AS s ON s.id = u.id`
+    : `jsonb_to_recordset($1::jsonb) AS u(${definitions.join(', ')})`;
   const selects = ['u.id', options.stateFrom ? 's.state' : 'u.state', ...columns.map((name) => `u.${name}`)];
   const updates = names.slice(1).map((name) => `${name} = excluded.${name}`);
   const { rowCount } = await sql.query(
@@ -168,9 +209,10 @@ function toJsonValue(type: ColumnType, value: unknown): unknown {
   }
 }
 
-/** Loads the current states of the given rows. */
+/** Loads the current states of the given rows (decoded with the projection's `codec`). */
 export async function loadStates(
   sql: SqlExecutor,
+  projection: Projection,
   qualifiedTable: string,
   ids: readonly string[],
 ): Promise<Map<string, unknown>> {
@@ -179,5 +221,8 @@ export async function loadStates(
     `SELECT id, state FROM ${qualifiedTable} WHERE id = ANY($1::text[])`,
     [ids],
   );
-  return new Map(rows.map((row) => [row.id, row.state]));
+  const decode = projection.codec
+    ? (state: unknown) => projection.codec!.decode(state)
+    : (state: unknown) => state;
+  return new Map(rows.map((row) => [row.id, decode(row.state)]));
 }

@@ -50,7 +50,9 @@ export async function rebuildProjections(
   if (!first) return [];
   if (
     projections.length > 1 &&
-    projections.some((projection) => !projection.fold || projection.fold !== first.fold)
+    projections.some(
+      (projection) => !projection.fold || projection.fold !== first.fold || projection.codec !== first.codec,
+    )
   ) {
     throw new Error(
       `Only projections that share a fold rebuild together (${projections.map((p) => `${p.name}: ${p.fold ?? 'none'}`).join(', ')})`,

@@ -26,6 +26,8 @@ export interface SharedFoldMember {
  * checkpoint row is locked (`FOR UPDATE SKIP LOCKED`) and must stand where the batch starts, as in
  * `processCheckpointedBatch`, so nothing is applied twice.
  *
+ * Used by `rebuildProjections` (the CLI) and by the runner for generations built at start-up (`tickFold`).
+ *
  * When the checkpoints differ (another instance's runner applied a batch to one of them, or one member's write found
  * contention), the member furthest behind is advanced alone through `applyAlone` until they meet again.
  */
@@ -36,6 +38,8 @@ export async function processSharedFold(
   batchSize: number,
   applyAlone: (member: SharedFoldMember) => Promise<BatchResult>,
   onBatch?: (processed: number) => void,
+  /** Stop after this many batches (a follow loop's round), reporting not caught up. */
+  maxBatches = Number.POSITIVE_INFINITY,
 ): Promise<BatchResult> {
   const [first] = members;
   const positions: Position[] = [];
@@ -59,7 +63,7 @@ export async function processSharedFold(
   let previous: FoldResult | null = null;
   let writing: Promise<boolean> | null = null;
   let reading = store.readAll({ from, maxCount: batchSize });
-  for (;;) {
+  for (let batches = 0; ; batches += 1) {
     const batch = await reading;
     if (batch.events.length === 0) {
       const contended = writing ? !(await writing) : false;
@@ -75,6 +79,7 @@ export async function processSharedFold(
     }
     for (const [key, state] of await loadStates(
       db,
+      first.projection,
       generationTable(first.projection, first.generation),
       missing,
     )) {
@@ -91,9 +96,9 @@ export async function processSharedFold(
     onBatch?.(batch.events.length);
     previous = folded;
     from = batch.position;
-    if (batch.isEnd) {
+    if (batch.isEnd || batches + 1 >= maxBatches) {
       const contended = !(await writing);
-      return { processed, caughtUp: !contended, contended };
+      return { processed, caughtUp: batch.isEnd && !contended, contended };
     }
     reading = store.readAll({ from, maxCount: batchSize });
   }

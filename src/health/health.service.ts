@@ -4,6 +4,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import { DATABASE, type Database } from '../database/database.js';
 import { EVENT_STORE, type EventStore } from '../event-store/event-store.js';
 import { ProjectionsService } from '../../projections/projections.service.js';
+import { LogWatermark } from './log-watermark.js';
 import { projectionLag } from './projection-lag.js';
 
 export interface CheckResult {
@@ -31,7 +32,9 @@ interface Reading {
 const CHECK_TIMEOUT_MS = 3000;
 
 /**
- * Ready = the database and the event store answer, and every projection is live and within its lag limit.
+ * Ready = the database and the event store answer, and every projection is live and within its lag limit. The event
+ * store's check also reports the log's xmin watermark (`watermark.ageMs`, `watermark.heldBy`): how long catch-up
+ * readers have been held below a running transaction, and which session holds it (docs/decisions/0002, 0020).
  *
  * A background probe reads the three parts every `health.probeIntervalMs`; `GET /health` answers from the last
  * readings, so a load balancer polling it costs no query. Each check says how old its reading is (`ageMs`), and a
@@ -44,6 +47,7 @@ export class HealthService implements OnApplicationBootstrap, OnModuleDestroy {
   private timer: NodeJS.Timeout | undefined;
   private round: Promise<void> | undefined;
   private stopped = false;
+  private readonly watermark = new LogWatermark();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -125,7 +129,9 @@ export class HealthService implements OnApplicationBootstrap, OnModuleDestroy {
       }),
       take('eventStore', async () => {
         await this.store.ping();
-        return { kind: this.store.kind };
+        // The PostgreSQL log is read below the xmin watermark: say how long it has been held, and by whom.
+        if (this.store.kind !== 'postgres' || this.db.kind !== 'postgres') return { kind: this.store.kind };
+        return { kind: this.store.kind, watermark: await this.watermark.read(this.db) };
       }),
       take('projections', () => projectionLag(this.projections, this.config.health.maxProjectionLagSeconds)),
     ]);

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { RequestV3 } from '../../projections/requests/request-record.js';
+import { expandV3Record } from '../../projections/requests/stored-record.js';
 import { ApiError } from '../common/http/api-error.js';
 import { DATABASE, type Database } from '../database/database.js';
 import { encodeContinuation } from './continuation.js';
@@ -21,7 +22,9 @@ export interface RequestsV3Page {
 
 interface Row {
   id: string;
+  /** Stored with its currencies referenced (`stored-record.ts`): expanded before it is answered. */
   record: RequestV3;
+  currencies: unknown;
   api_key_id: string | null;
   referrer: string | null;
   sort_value: string;
@@ -71,6 +74,7 @@ export class RequestsV3Repository {
 }
 
 function answer(row: Row, authenticatedFor: string | null): RequestV3Answer {
-  if (authenticatedFor === null || row.api_key_id !== authenticatedFor) return row.record;
-  return { ...row.record, data: { ...row.record.data, referrer: row.referrer } };
+  const record = expandV3Record(row.record, row.currencies);
+  if (authenticatedFor === null || row.api_key_id !== authenticatedFor) return record;
+  return { ...record, data: { ...record.data, referrer: row.referrer } };
 }

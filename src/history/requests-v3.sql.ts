@@ -107,7 +107,7 @@ export function listSql(query: RequestsV3Query): CompiledSql {
     const comparison = query.sortDirection === 'desc' ? '<' : '>';
     where += ` AND (${column}, id) ${comparison} (${params.add(query.after.value, cast)}, ${params.add(query.after.id, 'text')})`;
   }
-  const text = `SELECT id, state->'v3' AS record, api_key_id, state->>'referrer' AS referrer,
+  const text = `SELECT id, state->'v3' AS record, state->'$currencies' AS currencies, api_key_id, state->>'referrer' AS referrer,
          ${sortValueSql(query.sortBy)} AS sort_value
     FROM ${REQUESTS_V3_VIEW}
    WHERE ${where}

@@ -30,7 +30,11 @@ describe('GET /health', () => {
         status: 'ok',
         checks: {
           database: { status: 'up', kind: 'postgres' },
-          eventStore: { status: 'up', kind: 'postgres' },
+          eventStore: {
+            status: 'up',
+            kind: 'postgres',
+            watermark: { xmin: expect.any(String), ageMs: expect.any(Number) },
+          },
           projections: { status: 'up' },
         },
       });

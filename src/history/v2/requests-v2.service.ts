@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { RequestRecordState } from '../../../projections/requests/request-record.js';
 import { requestsV2Projection } from '../../../projections/requests-v2/requests-v2.projection.js';
 import { normalizeHex } from '../../../projections/requests-v3/requests-v3.columns.js';
 import { type RequestV2, toV2Record } from '../../../projections/requests-v2/v2-record.js';
@@ -74,7 +73,7 @@ export class RequestsV2Service {
       const after = decodeContinuation(query.continuation, digest, 'createdAt');
       where.push(`(created_at, id) < (${param(after.value, 'timestamptz')}, ${param(after.id, 'text')})`);
     }
-    const rows = await this.read<{ id: string; state: RequestRecordState; sort_value: string }>(
+    const rows = await this.read<{ id: string; state: unknown; sort_value: string }>(
       `SELECT id, state, ${CREATED_AT_TEXT} AS sort_value FROM ${requestsV2Projection.table}
         WHERE ${where.join(' AND ')}
         ORDER BY created_at DESC, id DESC
@@ -85,7 +84,7 @@ export class RequestsV2Service {
     const last = page[page.length - 1];
     const now = this.clock.now();
     return {
-      requests: page.map((row) => toV2Record(row.state, now)),
+      requests: page.map((row) => toV2Record(requestsV2Projection.codec!.decode(row.state), now)),
       continuation:
         rows.length > limit && last
           ? encodeContinuation({ value: last.sort_value, id: last.id }, digest)

@@ -290,6 +290,58 @@ describe(ProjectionRunner.name, () => {
     ]);
   });
 
+  it('rebuilds projections that share a fold together at start-up after a version change, from one read', async () => {
+    const left: Projection = { ...summaries, name: 'left', table: 'left_rows', fold: 'summaries' };
+    const right: Projection = {
+      ...left,
+      name: 'right',
+      table: 'right_rows',
+      columns: [
+        { name: 'doubled', type: 'bigint', value: (state) => 2 * (state as { events: number }).events },
+      ],
+      indexes: [{ name: 'doubled_idx', columns: ['doubled'] }],
+    };
+    for (let i = 0; i < 25; i += 1) await store.appendToStream(`s-${i % 9}`, events(1 + (i % 2)));
+    await waitForReadable(database.db);
+    const before = runnerFor(database.db, store, 7);
+    for (const projection of [left, right]) {
+      await before.prepare(projection);
+      while ((await before.tick(projection)) > 0);
+    }
+    const rowsOf = async (table: string, column: string) =>
+      (await database.db.query(`SELECT id, ${column} AS value FROM ${table} ORDER BY id`)).rows;
+    const leftBefore = await rowsOf('left_rows', 'events');
+    const rightBefore = await rowsOf('right_rows', 'doubled');
+
+    const reads: number[] = [];
+    const counting = Object.create(store) as PostgresEventStore;
+    counting.readAll = async (options) => {
+      const batch = await store.readAll(options);
+      if (batch.events.length > 0) reads.push(batch.events.length);
+      return batch;
+    };
+    const next = [left, right].map((projection) => ({ ...projection, version: 2 }));
+    const sut = runnerFor(database.db, counting, 7);
+    await sut.start(next);
+    try {
+      const deadline = Date.now() + 15_000;
+      while (
+        (await sut.registry.get('left'))?.liveVersion !== 2 ||
+        (await sut.registry.get('right'))?.liveVersion !== 2
+      ) {
+        if (Date.now() > deadline) throw new Error('not rebuilt within 15 s');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    } finally {
+      await sut.stop();
+    }
+    // Each batch of the log read once for both, not once per projection.
+    expect(reads).toEqual([7, 7, 7, 7, 7, 2]);
+    expect(await rowsOf('left_rows', 'events')).toEqual(leftBefore);
+    expect(await rowsOf('right_rows', 'doubled')).toEqual(rightBefore);
+    expect(await sut.registry.get('right')).toMatchObject({ liveGeneration: 2, buildingGeneration: null });
+  });
+
   it('reports lag in events and seconds', async () => {
     const sut = runnerFor(database.db, store);
     await sut.prepare(summaries);

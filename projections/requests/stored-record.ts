@@ -1,0 +1,91 @@
+import type { StateCodec } from '../projection.js';
+import type { RequestRecordState, RequestV3 } from './request-record.js';
+
+/** Keys under which a request record holds a Currency object (every Amount's `currency`, the record's own). */
+const CURRENCY_KEYS: ReadonlySet<string> = new Set(['currency', 'currencyIn', 'currencyOut']);
+/** Where the stored form keeps the record's distinct currencies. */
+export const CURRENCIES_KEY = '$currencies';
+/** A reference to one of them, in place of the object: `{"$c": index}`. */
+const REF_KEY = '$c';
+
+type Json = unknown;
+
+const isObject = (value: Json): value is Record<string, Json> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * The stored form of a request record: each Currency object (a dozen per record, in every Amount, about a third of
+ * its JSON, two or three distinct) is replaced by `{"$c": i}`, an index into the record's `$currencies`. The database
+ * parses, compresses and writes about a third less JSON per row (bench/RESULTS.md, "Requests"). Pure; the state is
+ * not changed.
+ */
+export function compactRecordState(state: RequestRecordState): Json {
+  const currencies: Json[] = [];
+  const indexOf = new Map<string, number>();
+  const compact = (value: Json, key: string): Json => {
+    if (Array.isArray(value)) return value.map((item) => compact(item, key));
+    if (!isObject(value)) return value;
+    if (CURRENCY_KEYS.has(key)) {
+      const text = JSON.stringify(value);
+      let index = indexOf.get(text);
+      if (index === undefined) {
+        index = currencies.length;
+        currencies.push(value);
+        indexOf.set(text, index);
+      }
+      return { [REF_KEY]: index };
+    }
+    const copy: Record<string, Json> = {};
+    for (const name of Object.keys(value)) copy[name] = compact(value[name], name);
+    return copy;
+  };
+  const stored = compact(state, '') as Record<string, Json>;
+  stored[CURRENCIES_KEY] = currencies;
+  return stored;
+}
+
+/**
+ * Puts the currencies back in place of their references in `value` (a stored record or a part of one, e.g.
+ * `state->'v3'`), given the stored record's `$currencies`. Each reference is replaced in its own place, so the
+ * object's key order, and with it the JSON an answer is serialised to, is exactly what it was before compaction.
+ * A value without references (or `currencies` null: a row stored before compaction) comes back as it is. Works in
+ * place: `value` is a row just parsed from the database, shared with nothing.
+ */
+export function expandCurrencies<T>(value: T, currencies: readonly Json[] | null | undefined): T {
+  if (!currencies || currencies.length === 0) return value;
+  const expand = (item: Json): Json => {
+    if (Array.isArray(item)) {
+      for (let i = 0; i < item.length; i += 1) item[i] = expand(item[i]);
+      return item;
+    }
+    if (!isObject(item)) return item;
+    const ref = item[REF_KEY];
+    if (typeof ref === 'number' && Object.keys(item).length === 1) {
+      const currency = currencies[ref];
+      if (currency === undefined)
+        throw new Error(`A stored record refers to currency ${ref}, which it lacks`);
+      return currency;
+    }
+    for (const name of Object.keys(item)) item[name] = expand(item[name]);
+    return item;
+  };
+  return expand(value) as T;
+}
+
+/** The record from its stored form (`compactRecordState`); rows stored before compaction come back as they are. */
+export function expandRecordState(stored: Json): RequestRecordState {
+  if (!isObject(stored) || !Array.isArray(stored[CURRENCIES_KEY])) return stored as RequestRecordState;
+  const { [CURRENCIES_KEY]: currencies, ...state } = stored;
+  return expandCurrencies(state, currencies as Json[]) as unknown as RequestRecordState;
+}
+
+/** A v3 record read as `state->'v3'`, with the row's `state->'$currencies'`. */
+export function expandV3Record(record: Json, currencies: Json): RequestV3 {
+  return expandCurrencies(record, Array.isArray(currencies) ? currencies : null) as RequestV3;
+}
+
+/** How requests-v3 and requests-v2 store the shared fold's state. */
+export const requestRecordCodec: StateCodec<RequestRecordState> = {
+  encode: compactRecordState,
+  decode: expandRecordState,
+};

@@ -1,0 +1,64 @@
+import {
+  evolveRequestRecord,
+  type RequestRecordState,
+} from '../../../projections/requests/request-record.js';
+import {
+  compactRecordState,
+  CURRENCIES_KEY,
+  expandRecordState,
+  expandV3Record,
+} from '../../../projections/requests/stored-record.js';
+import type { RequestCommand } from '../../../src/requests/domain/request-decide.js';
+import { sampleQuote } from '../../../src/requests/domain/sample-requests.js';
+import { recordedEvents } from '../../support/request-events.js';
+import { scenario } from '../status/request-scenarios.js';
+
+const N = 7;
+const quote = sampleQuote(N, { appFeeBps: 50, referrer: 'wallet.example' });
+const paths = scenario(quote, N);
+const recordAfter = (commands: RequestCommand[]): RequestRecordState =>
+  recordedEvents(commands, `request-${quote.requestId}`).reduce<RequestRecordState | null>(
+    evolveRequestRecord,
+    null,
+  )!;
+/** What the database hands back: JSON, without the JavaScript objects' identity. */
+const roundTrip = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+
+const records: [string, RequestRecordState][] = [
+  ['quoted', recordAfter([paths.recordQuote])],
+  ['filled', recordAfter(paths.success)],
+  ['refunded', recordAfter(paths.refunded)],
+];
+
+describe(compactRecordState.name, () => {
+  it.each(records)('stores a %s record with each currency once, and reads it back equal', (_, record) => {
+    const stored = roundTrip(compactRecordState(record)) as Record<string, unknown>;
+    const currencies = stored[CURRENCIES_KEY] as unknown[];
+    expect(currencies.length).toBeLessThanOrEqual(3);
+    expect(JSON.stringify(stored).length).toBeLessThan(0.8 * JSON.stringify(record).length);
+    expect(JSON.stringify({ ...stored, [CURRENCIES_KEY]: [] })).not.toContain('"decimals"');
+    expect(expandRecordState(stored)).toEqual(record);
+    // The v3 record alone, as GET /requests/v3 reads it (state->'v3', state->'$currencies'): the same JSON text.
+    expect(JSON.stringify(expandV3Record(stored.v3, currencies))).toBe(JSON.stringify(record.v3));
+  });
+
+  it('does not change the state it stores', () => {
+    const record = records[1][1];
+    const copy = roundTrip(record);
+    compactRecordState(record);
+    expect(record).toEqual(copy);
+  });
+
+  it('reads a row stored before currencies were referenced as it is', () => {
+    const record = roundTrip(records[1][1]);
+    expect(expandRecordState(record)).toEqual(record);
+    expect(expandV3Record((record as RequestRecordState).v3, null)).toEqual(
+      (record as RequestRecordState).v3,
+    );
+  });
+
+  it('refuses a reference to a currency the row lacks', () => {
+    const stored = roundTrip(compactRecordState(records[1][1])) as Record<string, unknown>;
+    expect(() => expandRecordState({ ...stored, [CURRENCIES_KEY]: [{}] })).toThrow('lacks');
+  });
+});
