@@ -609,6 +609,18 @@ async function settlement(
         `${formatMs(throughput.p50Ms)}, p99 ${formatMs(throughput.p99Ms)}. Every request \`pending\` (deposits ` +
         `confirmed) after ${throughput.allPendingSeconds.toFixed(2)} s, every fill sent after ` +
         `${throughput.allSubmittedSeconds.toFixed(2)} s. CPU meanwhile: ${settlementCpu(throughput)}.`,
+      `In flight, by stage (from the records; p50 of deposit mined → the stage, and when the last request reached ` +
+        `it): ` +
+        throughput.stages
+          .map((s) => `${s.stage} ${formatMs(s.p50Ms)} / ${s.lastSeconds.toFixed(2)} s`)
+          .join(', ') +
+        '.',
+      `In flight, queries to PostgreSQL per request (this process: the app, and the bench's CPU sampling): ` +
+        Object.entries(throughput.queries)
+          .sort(([, x], [, y]) => y - x)
+          .map(([kind, count]) => `${kind} ${(count / throughput.requests).toFixed(1)}`)
+          .join(', ') +
+        ` (in all ${(Object.values(throughput.queries).reduce((sum, n) => sum + n, 0) / throughput.requests).toFixed(1)}).`,
       `Transaction journal (${journal.transactions} zero-value transfers each way, one chain, automine): viem ` +
         `sendTransaction median ${formatMs(journal.plainMedianMs)}; journaled (gas and fees read, nonce reserved ` +
         `and the signed transaction stored in PostgreSQL, then sent) median ${formatMs(journal.journaledMedianMs)}, ` +
@@ -641,11 +653,17 @@ async function settlement(
   };
 }
 
-function settlementCpu({ cpu, machineBusyShare, seconds }: SettlementFigures['throughput']): string {
+function settlementCpu({
+  cpu,
+  machineBusyShare,
+  seconds,
+  requests,
+}: SettlementFigures['throughput']): string {
   const share = (ms: number | null, what: string) =>
     ms === null
       ? `${what} n/a`
-      : `${what} ${formatInteger(ms)} ms (${((100 * ms) / (seconds * 1000)).toFixed(0)}% of a core)`;
+      : `${what} ${formatInteger(ms)} ms (${((100 * ms) / (seconds * 1000)).toFixed(0)}% of a core, ` +
+        `${(ms / requests).toFixed(1)} ms per request)`;
   return (
     `${share(cpu.nodeMs, 'Node (app and wallet)')}, ${share(cpu.postgresMs, 'PostgreSQL')}, ` +
     `${share(cpu.chainsMs, 'the two chains')}` +
