@@ -616,6 +616,18 @@ async function settlement(
         `${formatMs(throughput.p50Ms)}, p99 ${formatMs(throughput.p99Ms)}. Every request \`pending\` (deposits ` +
         `confirmed) after ${throughput.allPendingSeconds.toFixed(2)} s, every fill sent after ` +
         `${throughput.allSubmittedSeconds.toFixed(2)} s. CPU meanwhile: ${settlementCpu(throughput)}.`,
+      `In flight, by stage (from the records; p50 of deposit mined → the stage, and when the last request reached ` +
+        `it): ` +
+        throughput.stages
+          .map((s) => `${s.stage} ${formatMs(s.p50Ms)} / ${s.lastSeconds.toFixed(2)} s`)
+          .join(', ') +
+        '.',
+      `In flight, queries to PostgreSQL per request (this process: the app, and the bench's CPU sampling): ` +
+        Object.entries(throughput.queries)
+          .sort(([, x], [, y]) => y - x)
+          .map(([kind, count]) => `${kind} ${(count / throughput.requests).toFixed(1)}`)
+          .join(', ') +
+        ` (in all ${(Object.values(throughput.queries).reduce((sum, n) => sum + n, 0) / throughput.requests).toFixed(1)}).`,
       `Transaction journal (${journal.transactions} zero-value transfers each way, one chain, automine): viem ` +
         `sendTransaction median ${formatMs(journal.plainMedianMs)}; journaled (gas and fees read, nonce reserved ` +
         `and the signed transaction stored in PostgreSQL, then sent) median ${formatMs(journal.journaledMedianMs)}, ` +
@@ -648,11 +660,17 @@ async function settlement(
   };
 }
 
-function settlementCpu({ cpu, machineBusyShare, seconds }: SettlementFigures['throughput']): string {
+function settlementCpu({
+  cpu,
+  machineBusyShare,
+  seconds,
+  requests,
+}: SettlementFigures['throughput']): string {
   const share = (ms: number | null, what: string) =>
     ms === null
       ? `${what} n/a`
-      : `${what} ${formatInteger(ms)} ms (${((100 * ms) / (seconds * 1000)).toFixed(0)}% of a core)`;
+      : `${what} ${formatInteger(ms)} ms (${((100 * ms) / (seconds * 1000)).toFixed(0)}% of a core, ` +
+        `${(ms / requests).toFixed(1)} ms per request)`;
   return (
     `${share(cpu.nodeMs, 'Node (app and wallet)')}, ${share(cpu.postgresMs, 'PostgreSQL')}, ` +
     `${share(cpu.chainsMs, 'the two chains')}` +
@@ -679,28 +697,28 @@ function settlementFindings({ latency, throughput, options, app }: SettlementFig
   }
   const submittedAfter = latency.submittedP50Ms - latency.pendingP50Ms;
   const successAfter = latency.p50Ms - latency.submittedP50Ms;
+  const lastSend = throughput.sendSeconds;
+  const queries = Object.values(throughput.queries).reduce((sum, n) => sum + n, 0) / throughput.requests;
+  const projections =
+    ((throughput.queries['checkpoints and projection rows'] ?? 0) + (throughput.queries['log reads'] ?? 0)) /
+    throughput.requests;
   findings.push(
     `Stages (differences of p50s, from the receipt): the watcher confirms the deposit (\`pending\`) after ` +
       `${formatMs(latency.pendingP50Ms)}, the solver sends the fill (\`submitted\`) ${formatMs(submittedAfter)} ` +
       `later, and \`success\` answers ${formatMs(successAfter)} after that (the fill is mined at once under ` +
       'automine, so its two events often reach the status read model together and the poll misses `submitted`). ' +
-      `The hops wait on polls: the watcher's rounds, then the solver's job queue and job workers, each idle ` +
-      `CHAIN_POLL_INTERVAL_MS (${options.chainPollIntervalMs} ms) between empty rounds, and the status read model ` +
-      `polls every ${app.projectionPollIntervalMs} ms. A shorter interval costs idle RPC calls and queries per ` +
-      'chain and loop; waking the solver when a `DepositConfirmed` is appended would remove two of the waits. The ' +
-      `chains cost little here (automine: deposit sent → receipt p50 ${formatMs(latency.receiptP50Ms)}); on chains ` +
-      'that mine on an interval, as `npm run devnet` does (1 s), the fill waits for its block too (the deposit ' +
-      'waits for its block before the clock starts).',
-    `With ${throughput.requests} in flight the watcher is the narrow stage: the deposits were all sent after ` +
-      `${throughput.sendSeconds.toFixed(2)} s, but every request answered \`pending\` only after ` +
-      `${throughput.allPendingSeconds.toFixed(2)} s, and the last fill went out at ` +
-      `${throughput.allSubmittedSeconds.toFixed(2)} s. The watcher handles a round's deposits one at a time, and ` +
-      'with 1-block finality each one twice (`DetectDeposit` for the blocks seen, then `ConfirmDeposit` for the ' +
-      'same blocks, now final), reading the block and the receipt again each time: 4 RPC calls and 2 commands per ' +
-      'deposit, in sequence. Automine gives every deposit its own block. The machine is the other limit (2 cores: ' +
-      `${settlementCpu(throughput)}; the sends from one account sign in this process too). What would raise it: ` +
-      'one read of each block and receipt per round for both commands, and handling the deposits of a round ' +
-      'concurrently (they are on different request streams).',
+      "The solver's queue is woken by the confirmed deposit's append and its workers by the queued job, so only the " +
+      `watcher's rounds (CHAIN_POLL_INTERVAL_MS, ${options.chainPollIntervalMs} ms) and the status read model ` +
+      `(${app.projectionPollIntervalMs} ms, or woken by the appends) still wait on polls. On chains that mine on an ` +
+      'interval, as `npm run devnet` does (1 s), the fill waits for its block too.',
+    `With ${throughput.requests} in flight the wallet's sending is the narrow stage: the deposits were all sent ` +
+      `after ${lastSend.toFixed(2)} s (one account, signed in this process, on the same cores), every request was ` +
+      `\`pending\` after ${throughput.allPendingSeconds.toFixed(2)} s and answered \`success\` after ` +
+      `${throughput.seconds.toFixed(2)} s, ${(throughput.seconds - lastSend).toFixed(2)} s after the last send. ` +
+      `The machine is the other limit (2 cores: ${settlementCpu(throughput)}). Of ${queries.toFixed(1)} queries ` +
+      `per request, ${projections.toFixed(1)} are the projections' and the solver queue's polling of the log ` +
+      '(checkpoint and registry reads, `readAll`), woken by every append of this process, each projection on its ' +
+      'own: reading the log once for all of them would be the next lever.',
   );
   return findings;
 }

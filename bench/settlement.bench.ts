@@ -10,13 +10,19 @@ import {
   type WalletClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { readFileSync } from 'node:fs';
 import type { Database } from '../src/database/database.js';
 import { DEVNET_ACCOUNTS } from '../scripts/devnet/deploy-devnet.js';
 import { startDevnets } from '../scripts/devnet/devnets.js';
 import type { LocalChain } from '../scripts/devnet/local-chain.js';
 import { benchConfig, startBenchApp } from './bench-app.js';
-import { now, percentile, type ScratchDatabase, startCpu, startMachineCpu, write } from './support.js';
+import {
+  countQueries,
+  stagesOf,
+  startChainsCpu,
+  startPostgresCpu,
+  startProfile,
+} from './settlement-measures.js';
+import { now, percentile, type ScratchDatabase, startMachineCpu, write } from './support.js';
 
 /**
  * The Settlement issue's figures: two local chains (Hardhat/EDR, automine, 1-block finality as in the test config)
@@ -84,6 +90,18 @@ export interface SettlementFigures {
     readonly allSubmittedSeconds: number;
     /** Share of the machine's cores busy during (b) (chains, app, PostgreSQL, this client), or null. */
     readonly machineBusyShare: number | null;
+    /**
+     * Where the time went, from the records (events' and rows' `created_at`, the writing transaction's start): per
+     * stage, the p50 over requests of deposit mined → that record, and when the last request reached it (s from the
+     * first deposit sent).
+     */
+    readonly stages: readonly {
+      readonly stage: string;
+      readonly p50Ms: number;
+      readonly lastSeconds: number;
+    }[];
+    /** Queries this process sent PostgreSQL during (b) (the app's, and the bench's few), by what they are for. */
+    readonly queries: Readonly<Record<string, number>>;
     /** CPU time during (b), ms: this process (app and wallet), the app's PostgreSQL backends, the two chains. */
     readonly cpu: {
       readonly nodeMs: number;
@@ -199,9 +217,13 @@ async function measureThroughput(
     quotes.push(...(await Promise.all(batch)));
   }
   const machine = startMachineCpu();
-  const cpu = await startCpu(db);
+  const postgresCpu = startPostgresCpu(db);
+  const nodeBefore = process.cpuUsage();
   const chainsCpu = startChainsCpu(chains);
+  const profile = await startProfile();
+  const queries = countQueries();
   const started = now();
+  const startedEpoch = Date.now();
   // Polling from the start, as wallets do, so that early successes are seen while later deposits are still sent.
   const polling = wallet.waitForAll(quotes.map((quote) => quote.protocol.v2.orderId));
   const sent = await wallet.depositAll(quotes);
@@ -209,12 +231,23 @@ async function measureThroughput(
   const { succeeded, pending, submitted } = await polling;
   const last = Math.max(...succeeded);
   const busy = machine();
-  const used = cpu();
+  const nodeUsage = process.cpuUsage(nodeBefore);
+  const used = { nodeMs: (nodeUsage.user + nodeUsage.system) / 1000, postgresMs: await postgresCpu() };
   const chainsMs = chainsCpu();
+  const queryCounts = queries();
+  await profile();
   // Under automine a transaction is mined before the node answers its send: the send's answer is the mined time.
   const latencies = succeeded.map((at, index) => at - sent[index].at);
   await Promise.all(sent.map(({ hash }) => wallet.receipt(hash)));
+  const stages = await stagesOf(
+    db,
+    quotes.map((quote) => quote.protocol.v2.orderId),
+    sent.map(({ at }) => startedEpoch + (at - started)),
+    startedEpoch,
+  );
   return {
+    stages,
+    queries: queryCounts,
     requests,
     seconds: (last - started) / 1000,
     perSecond: requests / ((last - started) / 1000),
@@ -395,27 +428,6 @@ function failOn(requestId: string, status: Status, elapsedMs: number): void {
   if (elapsedMs > REQUEST_TIMEOUT_MS) {
     throw new Error(`Request ${requestId} is still ${status.status} after ${REQUEST_TIMEOUT_MS / 1000} s`);
   }
-}
-
-function startChainsCpu(chains: readonly LocalChain[]): () => number | null {
-  const read = (): number | null => {
-    let total = 0;
-    for (const chain of chains) {
-      try {
-        const stat = readFileSync(`/proc/${chain.pid}/stat`, 'utf8');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        total += (Number(fields[11]) + Number(fields[12])) * 10; // USER_HZ = 100
-      } catch {
-        return null;
-      }
-    }
-    return total;
-  };
-  const before = read();
-  return () => {
-    const after = read();
-    return before === null || after === null ? null : after - before;
-  };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

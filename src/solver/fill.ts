@@ -1,7 +1,6 @@
 import { encodeFunctionData, type Hash, maxUint256, type TransactionReceipt } from 'viem';
 import { erc20Abi } from '../chains/abi/erc20.js';
 import type { ChainInfo } from '../chains/chain.js';
-import { failpoint } from '../common/failpoints.js';
 import { failedCallOf, planFill, type TokenAllowance } from './call-execution.js';
 import { currencyKey } from '../quotes/domain/pricing/price-source.js';
 import type { RequestQuotedData } from '../requests/domain/request-events.js';
@@ -11,7 +10,8 @@ import { fillActuals, paidByFill, type UsdPriceOf } from './fill-actuals.js';
 import { depositAttested } from './deposit-quorum.js';
 import { readRequestFacts, type RequestFacts } from './request-facts.js';
 import { type ClaimedJob, jobKey } from './solver-jobs.js';
-import type { JournalEntry, Settlement, TxIntent } from './transaction-journal.js';
+import type { JournalEntry, PreparedTx, Settlement, TxIntent } from './transaction-journal.js';
+import { FillBatches } from './fill-batch.js';
 import { isRevert, type JobOutcome, message, type SolverJobDeps } from './solver-job.js';
 
 export type FillDeps = SolverJobDeps;
@@ -35,54 +35,52 @@ export type FillDeps = SolverJobDeps;
  * A chain without an executor fails such a quote before paying anything (DESTINATION_CALLS_UNSUPPORTED).
  */
 export class FillJob {
-  constructor(private readonly deps: FillDeps) {}
+  private readonly batches: FillBatches;
+
+  constructor(private readonly deps: FillDeps) {
+    this.batches = new FillBatches(deps);
+  }
 
   async run(job: ClaimedJob): Promise<JobOutcome> {
     const facts = await readRequestFacts(this.deps.store, job.requestId);
     const destination = this.deps.chains.chain(facts.quote.destinationChainId);
-    const sent = await this.deps.journal.inOrder(destination, () => this.send(job, facts, destination));
+    const sent = await this.send(job, facts, destination);
     return typeof sent === 'string' ? sent : this.await(job, facts, destination, sent);
   }
 
-  /** Steps 1 to 3: the fill journaled, recorded on the request, broadcast (or abandoned); in nonce order. */
+  /**
+   * Steps 1 to 3: the fill journaled, recorded on the request, broadcast (or abandoned), with the other fills waiting
+   * on its chain, in nonce order (`FillBatches`). What can be read before (the request, the plan, gas and fees) is
+   * read here, outside that order.
+   */
   private async send(
     job: ClaimedJob,
     facts: RequestFacts,
     destination: ChainInfo,
   ): Promise<JournalEntry | JobOutcome> {
-    let fill = (await this.deps.journal.entriesOf(jobKey(job))).find(
+    const fill = (await this.deps.journal.entriesOf(jobKey(job))).find(
       (entry) => entry.purpose === 'fill' && entry.state !== 'void',
     );
-    if (!fill) {
-      if (facts.status !== 'pending' || !facts.deposit) return 'done';
-      // With an oracle quorum, nothing is paid before enough independent signers attested the deposit.
-      if (this.deps.oracle && !(await depositAttested(facts, this.deps.oracle))) return 'later';
-      const plan = planFill(facts.quote, destination);
-      if (plan.kind === 'refuse') {
-        await this.fail(facts, plan.reason, plan.details);
-        return 'done';
-      }
-      if (plan.allowance && !(await this.allowed(job, destination, plan.allowance))) return 'later';
-      const recorded = await this.journalFill(job, facts, destination, plan.intent);
-      if (!recorded) return 'done';
-      fill = recorded;
-      failpoint('fill:after-record');
+    const submission = { job, requestId: facts.quote.requestId, submittedAt: this.now() };
+    if (fill) {
+      return fill.state === 'signed' ? this.batches.send(destination, { ...submission, held: fill }) : fill;
     }
-    if (fill.state === 'signed') {
-      const taken = await this.deps.requests.record(facts.quote.requestId, {
-        type: 'SubmitFill',
-        data: { chainId: destination.id, txHash: fill.txHash, submittedAt: this.now() },
-      });
-      if (!taken) {
-        // The request ended first (a deadline, another outcome): this fill must never leave.
-        await this.deps.journal.abandon(destination, fill);
-        return 'done';
-      }
-      failpoint('fill:after-submit');
-      await this.deps.journal.release(destination, fill);
-      failpoint('fill:after-broadcast');
+    if (facts.status !== 'pending' || !facts.deposit) return 'done';
+    // With an oracle quorum, nothing is paid before enough independent signers attested the deposit.
+    if (this.deps.oracle && !(await depositAttested(facts, this.deps.oracle))) return 'later';
+    const plan = planFill(facts.quote, destination);
+    if (plan.kind === 'refuse') {
+      await this.fail(facts, plan.reason, plan.details);
+      return 'done';
     }
-    return fill;
+    if (
+      plan.allowance &&
+      !(await this.deps.journal.inOrder(destination, () => this.allowed(job, destination, plan.allowance!)))
+    ) {
+      return 'later';
+    }
+    const prepared = await this.prepare(facts, destination, plan.intent);
+    return prepared ? this.batches.send(destination, { ...submission, prepared }) : 'done';
   }
 
   /**
@@ -128,21 +126,14 @@ export class FillJob {
     return false;
   }
 
-  /** Journals the payment; null when it cannot be sent (it would revert: the request fails, nothing is paid). */
-  private async journalFill(
-    job: ClaimedJob,
+  /** The payment's gas and fees; null when it cannot be sent (it would revert: the request fails, nothing is paid). */
+  private async prepare(
     facts: RequestFacts,
     destination: ChainInfo,
     intent: TxIntent,
-  ): Promise<JournalEntry | null> {
-    const { quote } = facts;
+  ): Promise<PreparedTx | null> {
     try {
-      return await this.deps.journal.record(
-        destination,
-        intent,
-        { purpose: 'fill', jobKey: jobKey(job), requestId: quote.requestId },
-        this.deps.jobs.guard(job),
-      );
+      return await this.deps.journal.prepare(destination, intent);
     } catch (error) {
       if (!isRevert(error)) throw error;
       await this.fail(facts, 'FILL_REVERTED', message(error), {

@@ -138,6 +138,33 @@ export class SolverJobs {
       ).rowCount > 0;
   }
 
+  /**
+   * `guard` for several jobs at once: locks the rows of those this worker still holds, in key order (so two
+   * transactions lock alike), and says for each whether it does.
+   */
+  guardAll(jobs: readonly ClaimedJob[]): (tx: SqlExecutor) => Promise<boolean[]> {
+    return async (tx) => {
+      const { rows } = await tx.query<{ request_id: string; kind: JobKind; deposit_key: string }>(
+        `SELECT j.request_id, j.kind, j.deposit_key FROM solver_jobs j
+           JOIN unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS g(request_id, kind, deposit_key, fence)
+             ON (j.request_id, j.kind, j.deposit_key, j.fence) = (g.request_id, g.kind, g.deposit_key, g.fence)
+          WHERE j.state IN ('pending', 'sent')
+          ORDER BY j.request_id, j.kind, j.deposit_key
+            FOR UPDATE OF j`,
+        [
+          jobs.map((job) => job.requestId),
+          jobs.map((job) => job.kind),
+          jobs.map((job) => job.depositKey),
+          jobs.map((job) => job.fence.toString()),
+        ],
+      );
+      const held = new Set(
+        rows.map((row) => jobKey({ kind: row.kind, requestId: row.request_id, depositKey: row.deposit_key })),
+      );
+      return jobs.map((job) => held.has(jobKey(job)));
+    };
+  }
+
   async markSent(job: ClaimedJob): Promise<void> {
     await this.db.query(
       `UPDATE solver_jobs SET state = 'sent', updated_at = now() WHERE ${WHERE_JOB}`,

@@ -4,8 +4,9 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { processCheckpointedBatch } from '../../projections/runner/checkpointed-batch.js';
 import type { ChainRegistry } from '../chains/chain-registry.js';
 import type { Clock } from '../common/clock.js';
-import { followUntilAborted, sleepUnlessAborted } from '../common/follow-loop.js';
+import { followUntilAborted, followWakeable, sleepUnlessAborted } from '../common/follow-loop.js';
 import type { Database } from '../database/database.js';
+import { AppendSignal } from '../event-store/catch-up-subscription.js';
 import type { EventStore } from '../event-store/event-store.js';
 import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
 import type { OracleGateway } from '../oracle/client/oracle-gateway.js';
@@ -15,7 +16,7 @@ import { EvmClients } from './evm-clients.js';
 import { FillJob } from './fill.js';
 import { RefundJob, RefundNotSent } from './refund.js';
 import { RequestCommands } from './request-commands.js';
-import { type ClaimedJob, SolverJobs } from './solver-jobs.js';
+import { type ClaimedJob, jobKey, SolverJobs } from './solver-jobs.js';
 import { LeaseLostError, TransactionJournal } from './transaction-journal.js';
 import { UnmatchedReturns } from './unmatched-returns.js';
 
@@ -41,8 +42,11 @@ export interface SolverOptions {
  * Ferry's own solver: fills confirmed deposits on the destination chain, refunds failed ones and returns deposits no
  * request could take, each exactly once (docs/settlement.md).
  *
- * - Jobs come from the log through a checkpointed consumer (`SolverJobs.queue`).
- * - Workers claim them as fenced leases (`SolverJobs`), safe with several instances on one key.
+ * - Jobs come from the log through a checkpointed consumer (`SolverJobs.queue`), woken by this process's appends
+ *   (a confirmed deposit recorded by the watcher here) and else polling every `pollIntervalMs`.
+ * - Workers claim them as fenced leases (`SolverJobs`), safe with several instances on one key: up to `batchSize`
+ *   at once, a free slot taken as soon as a job ends or new jobs are queued. A wake-up only shortens a wait: a
+ *   missed one leaves the work to the next poll.
  * - Every transaction goes through the journal (`TransactionJournal`): nonce reserved in the database, signed,
  *   stored, then broadcast; a crash re-sends the stored transaction.
  * - Fill and refund exclude each other through the request aggregate (`FillJob`, `RefundJob`).
@@ -59,6 +63,10 @@ export class Solver {
   private readonly attestations: AttestJob | null;
   private readonly returns: UnmatchedReturns;
   private readonly requests: RequestCommands;
+  /** Wakes the workers: jobs were queued, or a running job ended (a slot is free). */
+  private readonly workSignal = new AppendSignal();
+  /** The jobs this process is running, by `jobKey` and fence. */
+  private readonly running = new Map<string, Promise<void>>();
 
   constructor(
     private readonly db: Database,
@@ -115,8 +123,22 @@ export class Solver {
     const onError = (error: unknown) => this.options.onError?.(error);
     const evm = this.chains.all().filter((chain) => chain.vmType === 'evm' && chain.rpcUrl);
     this.loops = [
-      followUntilAborted(signal, () => this.queueJobs(), idle, onError),
-      followUntilAborted(signal, () => this.work(), idle, onError),
+      followWakeable(
+        signal,
+        () => this.queueJobs(),
+        {
+          wait: (ms) => this.store.waitForAppend(ms, signal),
+          pollIntervalMs: this.options.pollIntervalMs,
+          chase: true,
+        },
+        onError,
+      ),
+      followWakeable(
+        signal,
+        () => this.work(),
+        { wait: (ms) => this.workSignal.wait(ms, signal), pollIntervalMs: this.options.pollIntervalMs },
+        onError,
+      ),
       followUntilAborted(signal, () => this.returns.work(onError), idle, onError),
       followUntilAborted(signal, () => this.journal.pump(evm).then(() => false), idle, onError),
     ];
@@ -125,6 +147,7 @@ export class Solver {
   async stop(): Promise<void> {
     this.abort.abort();
     await Promise.all(this.loops);
+    await Promise.all(this.running.values());
     this.loops = [];
   }
 
@@ -136,13 +159,29 @@ export class Solver {
       { name: SOLVER_CONSUMER, generation: 1, batchSize: this.options.batchSize },
       (tx, events) => this.jobs.queue(tx, events),
     );
+    if (result.processed > 0) this.workSignal.notify();
     return result.processed > 0;
   }
 
-  /** Claims due jobs and runs them. True when there were any. */
+  /**
+   * Claims due jobs for the free slots (`batchSize` run at once) and starts them; each frees its slot when it ends.
+   * True when it claimed any.
+   */
   async work(): Promise<boolean> {
-    const claimed = await this.jobs.claim(this.options.batchSize);
-    await Promise.all(claimed.map((job) => this.run(job)));
+    const free = this.options.batchSize - this.running.size;
+    if (free <= 0) return false;
+    const claimed = await this.jobs.claim(free);
+    for (const job of claimed) {
+      // With its fence: a job whose lease ran out here and was claimed again is another run.
+      const key = `${jobKey(job)}:${job.fence}`;
+      const run = this.run(job)
+        .catch((error: unknown) => this.options.onError?.(error))
+        .finally(() => {
+          this.running.delete(key);
+          this.workSignal.notify();
+        });
+      this.running.set(key, run);
+    }
     return claimed.length > 0;
   }
 

@@ -2,7 +2,6 @@ import {
   type Address,
   type Hash,
   type Hex,
-  keccak256,
   parseTransaction,
   type PrivateKeyAccount,
   type TransactionReceipt,
@@ -11,6 +10,15 @@ import {
 import type { ChainInfo } from '../chains/chain.js';
 import type { Database, SqlExecutor } from '../database/database.js';
 import type { EvmClients } from './evm-clients.js';
+import {
+  COLUMNS,
+  type EntryMeta,
+  insertEntries,
+  insertEntry,
+  type JournalRow,
+  reserveNonces,
+  toEntry,
+} from './journal-rows.js';
 
 export type TxPurpose =
   'fill' | 'refund' | 'return' | 'cancel' | 'gap' | 'approve' | 'permit' | 'sweep' | 'give-back' | 'claim';
@@ -45,6 +53,21 @@ export type Settlement =
   /** Not yet decided: in the mempool, not yet final, or its outcome unknown after a failed broadcast. */
   | { readonly kind: 'pending' };
 
+/** What `record` reads from the chain before it takes a nonce (`prepare`): the gas, fees and pending nonce. */
+export interface PreparedTx {
+  readonly intent: TxIntent;
+  readonly gas: bigint;
+  readonly fees: { readonly maxFeePerGas: bigint; readonly maxPriorityFeePerGas: bigint };
+  /** The account's pending transaction count when read: the lowest nonce the next entry may take. */
+  readonly chainNonce: bigint;
+}
+
+/** One entry of `recordMany`: what to send and why. */
+export interface RecordItem {
+  readonly prepared: PreparedTx;
+  readonly meta: EntryMeta;
+}
+
 /** The job that asked for a transaction is no longer held by this worker (its lease was taken over). */
 export class LeaseLostError extends Error {
   constructor(what: string) {
@@ -52,25 +75,6 @@ export class LeaseLostError extends Error {
     this.name = 'LeaseLostError';
   }
 }
-
-interface JournalRow {
-  id: string;
-  chain_id: string;
-  account: string;
-  nonce: string;
-  purpose: TxPurpose;
-  job_key: string | null;
-  request_id: string | null;
-  to_address: string;
-  value: string;
-  data: string;
-  tx_hash: string;
-  raw_tx: string;
-  state: TxState;
-}
-
-const COLUMNS = `id::text, chain_id::text, account, nonce::text, purpose, job_key, request_id, to_address, value::text,
-  data, tx_hash, raw_tx, state`;
 
 /** Broadcast errors after which the node may hold the transaction anyway: its outcome is unknown, not failed. */
 const MAYBE_SENT =
@@ -128,34 +132,88 @@ export class TransactionJournal {
   async record(
     chain: ChainInfo,
     intent: TxIntent,
-    meta: { readonly purpose: TxPurpose; readonly jobKey?: string; readonly requestId?: string },
+    meta: EntryMeta,
     guard?: (tx: SqlExecutor) => Promise<boolean>,
   ): Promise<JournalEntry> {
+    const [entry] = await this.recordMany(
+      chain,
+      [{ prepared: await this.prepare(chain, intent), meta }],
+      guard && (async (tx) => [await guard(tx)]),
+    );
+    if (entry instanceof LeaseLostError) throw entry;
+    return entry;
+  }
+
+  /**
+   * The chain reads `record` needs before it takes a nonce: gas (estimated: throws when the transaction would
+   * revert), fees and the account's pending nonce, read together. Nothing is stored.
+   */
+  async prepare(chain: ChainInfo, intent: TxIntent): Promise<PreparedTx> {
     const client = this.clients.of(chain);
     const from = this.account.address;
-    const gas = await client.estimateGas({
-      account: from,
-      to: intent.to,
-      value: intent.value,
-      data: intent.data,
-    });
-    const fees = await this.fees(chain);
-    const chainNonce = BigInt(await client.getTransactionCount({ address: from, blockTag: 'pending' }));
+    const [gas, fees, chainNonce] = await Promise.all([
+      client.estimateGas({ account: from, to: intent.to, value: intent.value, data: intent.data }),
+      this.fees(chain),
+      client.getTransactionCount({ address: from, blockTag: 'pending' }),
+    ]);
+    return { intent, gas, fees, chainNonce: BigInt(chainNonce) };
+  }
+
+  /**
+   * `record` for several prepared transactions on one chain, in one database transaction: `guard` runs first and
+   * says which items their callers still hold (an item it refuses gets a LeaseLostError in its place, and no nonce),
+   * then consecutive nonces are reserved for the others, in the order given, and each is signed and stored held.
+   */
+  async recordMany(
+    chain: ChainInfo,
+    items: readonly RecordItem[],
+    guard?: (tx: SqlExecutor) => Promise<readonly boolean[]>,
+  ): Promise<(JournalEntry | LeaseLostError)[]> {
+    const from = this.account.address;
     return this.db.transaction(async (tx) => {
-      if (guard && !(await guard(tx))) throw new LeaseLostError(`${meta.purpose} ${meta.jobKey ?? ''}`);
-      const nonce = await reserveNonce(tx, chain.id, from, chainNonce);
-      const rawTx = await this.sign(chain, intent, nonce, (gas * 12n) / 10n, fees);
-      return this.insert(tx, chain.id, nonce, intent, rawTx, meta);
+      const held = guard ? await guard(tx) : items.map(() => true);
+      const kept = items.filter((_, index) => held[index]);
+      const floor = items.reduce((low, item) => max(low, item.prepared.chainNonce), 0n);
+      const first = kept.length > 0 ? await reserveNonces(tx, chain.id, from, floor, kept.length) : 0n;
+      const signed = await Promise.all(
+        kept.map(async ({ prepared, meta }, index) => {
+          const nonce = first + BigInt(index);
+          const gas = (prepared.gas * 12n) / 10n;
+          const rawTx = await this.sign(chain, prepared.intent, nonce, gas, prepared.fees);
+          return { nonce, intent: prepared.intent, rawTx, meta };
+        }),
+      );
+      const stored = (await insertEntries(tx, chain.id, from, signed)).values();
+      return items.map((item, index) =>
+        held[index]
+          ? stored.next().value!
+          : new LeaseLostError(`${item.meta.purpose} ${item.meta.jobKey ?? ''}`),
+      );
     });
   }
 
   /** Marks a held entry broadcast (durably, first), then sends its stored bytes. */
   async release(chain: ChainInfo, entry: JournalEntry): Promise<void> {
+    await this.releaseMany(chain, [entry]);
+  }
+
+  /**
+   * `release` for several held entries of one chain: all marked broadcast (durably, first) in one write, then their
+   * stored bytes sent one after another in the order given (nonce order), then the sends' outcomes written at once.
+   */
+  async releaseMany(chain: ChainInfo, entries: readonly JournalEntry[]): Promise<void> {
+    if (entries.length === 0) return;
     await this.db.query(
-      `UPDATE solver_transactions SET state = 'broadcast', updated_at = now() WHERE id = $1 AND state = 'signed'`,
-      [entry.id],
+      `UPDATE solver_transactions SET state = 'broadcast', updated_at = now()
+        WHERE id = ANY($1::bigint[]) AND state = 'signed'`,
+      [entries.map((entry) => entry.id)],
     );
-    await this.send(chain, entry);
+    const errors: (string | null)[] = [];
+    for (const entry of entries) errors.push(await this.broadcast(chain, entry));
+    await this.recordSends(
+      entries.map((entry) => entry.id),
+      errors,
+    );
   }
 
   /**
@@ -331,7 +389,7 @@ export class TransactionJournal {
     const intent = { to: entry.account, value: 0n, data: '0x' as Hex };
     const rawTx = await this.sign(chain, intent, entry.nonce, 21_000n, fees);
     const filler = await this.db.transaction((tx) =>
-      this.insert(tx, chain.id, entry.nonce, intent, rawTx, {
+      insertEntry(tx, chain.id, this.account.address, entry.nonce, intent, rawTx, {
         purpose,
         jobKey: entry.jobKey ?? undefined,
         requestId: entry.requestId ?? undefined,
@@ -342,16 +400,28 @@ export class TransactionJournal {
   }
 
   private async send(chain: ChainInfo, entry: JournalEntry): Promise<void> {
-    let error: string | null = null;
+    await this.recordSends([entry.id], [await this.broadcast(chain, entry)]);
+  }
+
+  /** Sends the stored bytes; the error as recorded (`rejected: …` unless the node may hold it anyway), or null. */
+  private async broadcast(chain: ChainInfo, entry: JournalEntry): Promise<string | null> {
     try {
       await this.clients.of(chain).request({ method: 'eth_sendRawTransaction', params: [entry.rawTx] });
+      return null;
     } catch (caught) {
-      error = String((caught as { details?: string }).details ?? (caught as Error).message).slice(0, 500);
-      if (!MAYBE_SENT.test(error)) error = `rejected: ${error}`;
+      const error = String((caught as { details?: string }).details ?? (caught as Error).message).slice(
+        0,
+        500,
+      );
+      return MAYBE_SENT.test(error) ? error : `rejected: ${error}`;
     }
+  }
+
+  private async recordSends(ids: readonly string[], errors: readonly (string | null)[]): Promise<void> {
     await this.db.query(
-      `UPDATE solver_transactions SET broadcasts = broadcasts + 1, last_error = $2, updated_at = now() WHERE id = $1`,
-      [entry.id, error],
+      `UPDATE solver_transactions t SET broadcasts = t.broadcasts + 1, last_error = s.error, updated_at = now()
+         FROM unnest($1::bigint[], $2::text[]) AS s(id, error) WHERE t.id = s.id`,
+      [ids, errors],
     );
   }
 
@@ -379,35 +449,6 @@ export class TransactionJournal {
     return { maxFeePerGas: estimate.maxFeePerGas, maxPriorityFeePerGas: estimate.maxPriorityFeePerGas };
   }
 
-  private async insert(
-    tx: SqlExecutor,
-    chainId: number,
-    nonce: bigint,
-    intent: TxIntent,
-    rawTx: Hex,
-    meta: { readonly purpose: TxPurpose; readonly jobKey?: string; readonly requestId?: string },
-  ): Promise<JournalEntry> {
-    const { rows } = await tx.query<JournalRow>(
-      `INSERT INTO solver_transactions
-         (chain_id, account, nonce, purpose, job_key, request_id, to_address, value, data, tx_hash, raw_tx)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${COLUMNS}`,
-      [
-        chainId,
-        this.account.address,
-        nonce.toString(),
-        meta.purpose,
-        meta.jobKey ?? null,
-        meta.requestId ?? null,
-        intent.to,
-        intent.value.toString(),
-        intent.data,
-        keccak256(rawTx),
-        rawTx,
-      ],
-    );
-    return toEntry(rows[0]);
-  }
-
   private async withNonce(entry: JournalEntry): Promise<JournalEntry[]> {
     const { rows } = await this.db.query<JournalRow>(
       `SELECT ${COLUMNS} FROM solver_transactions WHERE chain_id = $1 AND account = $2 AND nonce = $3 ORDER BY id`,
@@ -415,48 +456,6 @@ export class TransactionJournal {
     );
     return rows.map(toEntry);
   }
-}
-
-/** The next nonce of (chain, account), never below what the chain has seen; the row stays locked until commit. */
-async function reserveNonce(
-  tx: SqlExecutor,
-  chainId: number,
-  account: Address,
-  chainNonce: bigint,
-): Promise<bigint> {
-  await tx.query(
-    `INSERT INTO solver_nonces (chain_id, account, next_nonce) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-    [chainId, account, chainNonce.toString()],
-  );
-  const { rows } = await tx.query<{ next_nonce: string }>(
-    `SELECT next_nonce::text FROM solver_nonces WHERE chain_id = $1 AND account = $2 FOR UPDATE`,
-    [chainId, account],
-  );
-  const nonce = max(BigInt(rows[0].next_nonce), chainNonce);
-  await tx.query(`UPDATE solver_nonces SET next_nonce = $3 WHERE chain_id = $1 AND account = $2`, [
-    chainId,
-    account,
-    (nonce + 1n).toString(),
-  ]);
-  return nonce;
-}
-
-function toEntry(row: JournalRow): JournalEntry {
-  return {
-    id: row.id,
-    chainId: Number(row.chain_id),
-    account: row.account as Address,
-    nonce: BigInt(row.nonce),
-    purpose: row.purpose,
-    jobKey: row.job_key,
-    requestId: row.request_id,
-    to: row.to_address as Address,
-    value: BigInt(row.value),
-    data: row.data as Hex,
-    txHash: row.tx_hash as Hash,
-    rawTx: row.raw_tx as Hex,
-    state: row.state,
-  };
 }
 
 const max = (a: bigint, b: bigint): bigint => (a > b ? a : b);

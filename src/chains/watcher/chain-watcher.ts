@@ -9,6 +9,7 @@ import {
   type PublicClient,
 } from 'viem';
 import type { Clock } from '../../common/clock.js';
+import { forEachConcurrently } from '../../common/concurrently.js';
 import { followUntilAborted, sleepUnlessAborted } from '../../common/follow-loop.js';
 import type { Database } from '../../database/database.js';
 import { ExecuteRequestCommand } from '../../requests/commands/execute-request.command.js';
@@ -129,14 +130,16 @@ export class ChainWatcher {
     const finalFrom = cursor.final + 1n;
     const finalTo = min(finalHead, finalFrom + BigInt(this.options.maxBlockRange) - 1n);
 
-    if (seenTo >= seenFrom) {
-      for (const deposit of await this.deposits(chain, seenFrom, seenTo)) await this.detect(chain, deposit);
-    }
-    if (finalTo >= finalFrom) {
-      for (const deposit of await this.deposits(chain, finalFrom, finalTo))
-        await this.confirm(chain, deposit);
-      await this.recordAddressTransfers(chain, finalFrom, finalTo);
-    }
+    const seenDeposits = seenTo >= seenFrom ? await this.deposits(chain, seenFrom, seenTo) : [];
+    // With 1-block finality both ranges are usually the same blocks: their logs are read once.
+    const finalDeposits =
+      finalTo < finalFrom
+        ? []
+        : finalFrom === seenFrom && finalTo === seenTo
+          ? seenDeposits
+          : await this.deposits(chain, finalFrom, finalTo);
+    await this.recordDeposits(chain, seenDeposits, finalDeposits);
+    if (finalTo >= finalFrom) await this.recordAddressTransfers(chain, finalFrom, finalTo);
     const seen = seenTo >= seenFrom ? seenTo : min(cursor.seen, head);
     const final = finalTo >= finalFrom ? finalTo : cursor.final;
     await this.db.query(
@@ -144,6 +147,30 @@ export class ChainWatcher {
       [chain.id, seen.toString(), final.toString()],
     );
     return Number(max(0n, seenTo - seenFrom + 1n) + max(0n, finalTo - finalFrom + 1n));
+  }
+
+  /**
+   * A round's deposits: each detected, then each final one confirmed. Deposits of different requests are recorded
+   * concurrently (they are different streams, `DEPOSIT_CONCURRENCY` at a time); one request's commands stay in order,
+   * its detections then its confirmations, each in log order, as if the round ran one deposit at a time. A failure is
+   * thrown once the others have run: the cursors stay, and the round is retried whole (its commands are idempotent).
+   */
+  private async recordDeposits(
+    chain: ChainInfo,
+    seen: readonly DepositLog[],
+    final: readonly DepositLog[],
+  ): Promise<void> {
+    const byRequest = new Map<string, (() => Promise<void>)[]>();
+    const add = (deposit: DepositLog, step: () => Promise<void>) => {
+      const steps = byRequest.get(deposit.requestId) ?? [];
+      steps.push(step);
+      byRequest.set(deposit.requestId, steps);
+    };
+    for (const deposit of seen) add(deposit, () => this.detect(chain, deposit));
+    for (const deposit of final) add(deposit, () => this.confirm(chain, deposit));
+    await forEachConcurrently([...byRequest.values()], DEPOSIT_CONCURRENCY, async (steps) => {
+      for (const step of steps) await step();
+    });
   }
 
   /**
@@ -403,6 +430,9 @@ function unmatchedReason(error: RequestDomainError): string {
   if (error.code === 'DEPOSIT_MISMATCH') return error.mismatch ?? 'DEPOSIT_MISMATCH';
   return 'REQUEST_CANNOT_TAKE_DEPOSIT';
 }
+
+/** How many requests' deposits a round records at once (each a few RPC reads and one or two appends). */
+const DEPOSIT_CONCURRENCY = 16;
 
 const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);
 const max = (a: bigint, b: bigint): bigint => (a > b ? a : b);
