@@ -113,7 +113,11 @@ describe('a rebuild of a large projection', () => {
       [SOLVER_CONSUMER, head.commit, head.prepare],
     );
     const apiKeys = new ApiKeysService(db, {
-      apiKeys: { encryptionKey: randomBytes(32), defaultRateLimitPerMinute: 60, anonymousRateLimitPerMinute: 0 },
+      apiKeys: {
+        encryptionKey: randomBytes(32),
+        defaultRateLimitPerMinute: 60,
+        anonymousRateLimitPerMinute: 0,
+      },
     });
     const key = await apiKeys.create({ label: 'wallet', webhookUrl: 'https://hooks.example.com/ferry' });
     const outbox = new WebhookOutboxWriter(
