@@ -16,6 +16,9 @@ import { quotePriceSource } from '../quotes/quote-price-source.js';
 import { AppFeeAccrual } from './app-fee-accrual.js';
 import { AppFeesService, type ClaimView } from './app-fees.service.js';
 
+/** PostgreSQL's `undefined_table`. */
+const UNDEFINED_TABLE = '42P01';
+
 /**
  * The app-fee loops of this process (`appFees.run`): accrual from the log, and the resumer that takes up payouts of
  * signed claims whose answer was cut short (a crash, a payout still pending when `POST /execute/permits` answered).
@@ -67,11 +70,20 @@ export class AppFeesWorker implements OnApplicationBootstrap, BeforeApplicationS
 
   /** Signed claims left unsettled for longer than a payout answer waits (`olderThanMs`): drives each once more. */
   async resume(olderThanMs = this.config.appFees.payoutWaitMs + 5_000): Promise<boolean> {
-    const { rows } = await this.db.query<{ state: ClaimView }>(
-      `SELECT state FROM app_fee_claims WHERE status IN ('authorized', 'submitted')
-          AND updated_at < now() - ($1 || ' milliseconds')::interval ORDER BY updated_at LIMIT 20`,
-      [String(olderThanMs)],
-    );
+    const rows = await this.db
+      .query<{ state: ClaimView }>(
+        `SELECT state FROM app_fee_claims WHERE status IN ('authorized', 'submitted')
+            AND updated_at < now() - ($1 || ' milliseconds')::interval ORDER BY updated_at LIMIT 20`,
+        [String(olderThanMs)],
+      )
+      .then(
+        (result) => result.rows,
+        (error: unknown) => {
+          // On a fresh database the claims projection creates its table after this loop's first round: no claims yet.
+          if ((error as { code?: unknown }).code === UNDEFINED_TABLE) return [];
+          throw error;
+        },
+      );
     for (const { state } of rows) await this.appFees.pay(state.address, state);
     return false;
   }
