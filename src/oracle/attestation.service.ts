@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { getAddress, type Hex } from 'viem';
 import type { ChainInfo } from '../chains/chain.js';
+import { ApiError } from '../common/http/api-error.js';
 import type { ChainRegistry } from '../chains/chain-registry.js';
 import type { Attestation, OracleSignature } from './attestation.js';
 import { type ChainAttestor, ORACLE_VM_TYPE_OF } from './chains/chain-attestor.js';
@@ -85,7 +86,16 @@ export class AttestationService {
     kind: K,
     request: AttestationRequests[K],
   ): Promise<AttestationMessages[K]> {
-    const chain = this.chains.chain(request.chainId);
+    const chain = this.chains.find(request.chainId);
+    if (!chain) {
+      throw new ApiError(
+        'UNSUPPORTED_CHAIN',
+        `Chain ${request.chainId} is not loaded here; GET /chains/v1 lists them`,
+        {
+          chainId: request.chainId,
+        },
+      );
+    }
     const attestor = this.attestors(chain);
     const data = { chainId: String(chain.id), transactionId: request.transactionId.toLowerCase() as Hex };
     switch (kind) {

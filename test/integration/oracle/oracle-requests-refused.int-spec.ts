@@ -71,8 +71,13 @@ describe('oracle requests refused before any chain read', () => {
     expect(message).toMatch(/^Invalid input: /);
   });
 
-  it('a chain not configured is UNSUPPORTED_CHAIN', async () => {
-    await refused(DEPOSITS, { chainId: 4242, transactionId: UNKNOWN_TX }, 'UNSUPPORTED_CHAIN');
+  it("a chain not configured is UNSUPPORTED_CHAIN, pointing at the oracle's own chain list", async () => {
+    const { message } = await refused(
+      DEPOSITS,
+      { chainId: 4242, transactionId: UNKNOWN_TX },
+      'UNSUPPORTED_CHAIN',
+    );
+    expect(message).toBe('Chain 4242 is not loaded here; GET /chains/v1 lists them');
   });
 
   it.each([
