@@ -47,6 +47,8 @@ export interface HttpFloorFigures {
   readonly quote: RouteFigure;
   /** Ferry's 404 measured beside the quote (the devnets share the cores): the quote's own anchor. */
   readonly notFoundBesideQuote: RouteFigure;
+  /** The no-op with metrics off (`METRICS_ENABLED=false`): the anchor of what metrics cost per request. */
+  readonly noopWithoutMetrics: RouteFigure;
   /** The same at warn with tracing on (register file, OTLP export to a sink in this process). */
   readonly notFoundTraced: RouteFigure;
   readonly noopTraced: RouteFigure;
@@ -180,6 +182,14 @@ export async function runHttpFloorBench(
   const noop = await measure('Ferry GET /bench/noop (warn)', warn, '/bench/noop', options, scratch);
   const health = await measure('Ferry GET /health (warn)', warn, '/health', options, scratch);
   await stopServer(warn);
+  const unobserved = await startServer('ferry', { ...ferryEnv, LOG_LEVEL: 'warn', METRICS_ENABLED: 'false' });
+  const noopWithoutMetrics = await measure(
+    'Ferry GET /bench/noop (warn, METRICS_ENABLED=false)',
+    unobserved,
+    '/bench/noop',
+    options,
+    scratch,
+  ).finally(() => stopServer(unobserved));
   const sink = await startOtlpSink();
   const tracedServer = await startServer('ferry', { ...ferryEnv, LOG_LEVEL: 'warn' }, traced(sink));
   const notFoundTraced = await measure(
@@ -223,6 +233,7 @@ export async function runHttpFloorBench(
     health,
     notFoundInfo,
     noopInfo,
+    noopWithoutMetrics,
     quote,
     notFoundBesideQuote,
     notFoundTraced,

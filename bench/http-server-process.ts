@@ -31,8 +31,8 @@ async function startFerry(): Promise<Started> {
     PROJECTIONS_RUN: process.env.BENCH_PROJECTIONS_RUN ?? 'true',
     // The bench's own local chains (benchConfig reads only what it is given, never process.env).
     ...Object.fromEntries(
-      ['HEALTH_PROBE_INTERVAL_MS', 'DEVNET_A_RPC_URL', 'DEVNET_B_RPC_URL'].flatMap((name) =>
-        process.env[name] ? [[name, process.env[name]!]] : [],
+      ['HEALTH_PROBE_INTERVAL_MS', 'DEVNET_A_RPC_URL', 'DEVNET_B_RPC_URL', 'METRICS_ENABLED'].flatMap(
+        (name) => (process.env[name] ? [[name, process.env[name]!]] : []),
       ),
     ),
   });

@@ -747,7 +747,7 @@ async function httpFloor(
     return runHttpFloorBench(scratch, options);
   });
   const { bare, notFound, noop, health, notFoundInfo, noopInfo, quote, notFoundBesideQuote } = figures;
-  const { notFoundTraced, noopTraced, quoteTraced, exported } = figures;
+  const { notFoundTraced, noopTraced, quoteTraced, exported, noopWithoutMetrics } = figures;
   const ratio = (name: string, measured: number, target: number): Figure => ({
     name,
     measured,
@@ -797,6 +797,11 @@ async function httpFloor(
         TARGETS.infoLogRatio,
       ),
       ratio(
+        'no-op with metrics ÷ no-op with METRICS_ENABLED=false',
+        noop.requestsPerSecond / noopWithoutMetrics.requestsPerSecond,
+        TARGETS.tracingRatio,
+      ),
+      ratio(
         '404 traced ÷ 404 (OTEL_EXPORTER_OTLP_ENDPOINT set vs unset)',
         notFoundTraced.requestsPerSecond / notFound.requestsPerSecond,
         TARGETS.tracingRatio,
@@ -814,7 +819,7 @@ async function httpFloor(
     ],
     details: [
       ...[bare, notFound, noop, health, notFoundInfo, noopInfo, quote, notFoundBesideQuote].map(row),
-      ...[notFoundTraced, noopTraced, quoteTraced].map(row),
+      ...[noopWithoutMetrics, notFoundTraced, noopTraced, quoteTraced].map(row),
       `Traced servers exported ${formatInteger(exported.requests)} OTLP requests, ` +
         `${formatInteger(exported.bytes / 1024)} KiB, to a sink in the benchmark process.`,
     ],

@@ -50,7 +50,7 @@ export class AppModule {
         ChainRuntimeModule,
         AppFeesModule,
         RevenueShareModule,
-        MetricsModule,
+        ...(config.metricsEnabled ? [MetricsModule] : []),
         ...(config.oracle.mounted
           ? [OracleModule.forRoot(config.oracle.mounted, mountedSigner(config.oracle.mounted))]
           : []),

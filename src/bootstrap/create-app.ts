@@ -138,7 +138,7 @@ export async function createApp(
   });
   installRequestLog(fastify, config.http.requestSummaryIntervalMs);
   if (tracingEnabled()) fastify.addHook('onClose', flushTraces);
-  installHttpMetrics(fastify);
+  if (config.metricsEnabled) installHttpMetrics(fastify);
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalPipes(createValidationPipe());
   app.enableCors({

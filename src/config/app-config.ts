@@ -52,6 +52,8 @@ export interface AppConfig {
   readonly adminApiToken: string | null;
   /** `GET /metrics` needs `Authorization: Bearer <this>`; null: open (production warns at start). */
   readonly metricsToken: string | null;
+  /** `METRICS_ENABLED=false`: no `GET /metrics` and no per-request observation (the benchmark's anchor). */
+  readonly metricsEnabled: boolean;
   /** How often the deadline sweeper looks for requests past a deadline (0: never, e.g. in tests that sweep by hand). */
   readonly requests: { readonly sweepIntervalMs: number };
   readonly postgres: { readonly poolSize: number; readonly idleInTransactionSessionTimeoutMs: number };
@@ -192,6 +194,7 @@ export function loadAppConfig(env: Env, configDir = resolve('configs')): AppConf
     },
     adminApiToken: adminApiToken(env),
     metricsToken: env.METRICS_TOKEN ? env.METRICS_TOKEN : null,
+    metricsEnabled: env.METRICS_ENABLED !== 'false',
     chains: (chains = loadChainRegistry(env, environment, configDir)),
     quotes: quotesConfig(read, environment, chains),
     chainRuntime: {

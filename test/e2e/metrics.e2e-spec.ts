@@ -93,4 +93,17 @@ describe('GET /metrics', () => {
       expect((await scrape(`Bearer ${token}`)).statusCode).toBe(200);
     });
   });
+
+  describe('with METRICS_ENABLED=false', () => {
+    let app: TestApp;
+    beforeAll(async () => {
+      app = await startTestApp({ METRICS_ENABLED: 'false', PROJECTIONS_RUN: 'false' });
+    });
+    afterAll(async () => app?.close());
+
+    it('serves no /metrics (404) and still answers other routes', async () => {
+      expect((await app.http.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(404);
+      expect((await app.http.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);
+    });
+  });
 });
