@@ -56,13 +56,14 @@ export class LogWatermark {
          FROM pg_current_snapshot() AS s`,
     );
     const row = rows[0];
-    // xmin = xmax: no transaction with an id is running, everything committed is readable.
-    if (row.xmin === row.xmax) {
+    const holder = row.holder;
+    // No session holds a transaction id: everything committed is readable. (xmin = xmax does not say so: a snapshot's
+    // xmax is the latest completed id + 1, which a running transaction's newer id can equal.)
+    if (!holder) {
       this.held = null;
       return { xmin: row.xmin, ageMs: 0, heldBy: null };
     }
     if (this.held?.xmin !== row.xmin) this.held = { xmin: row.xmin, since: now };
-    const holder = row.holder;
     return {
       xmin: row.xmin,
       ageMs: Math.round(now - this.held.since),
