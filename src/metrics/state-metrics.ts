@@ -73,7 +73,7 @@ export function registerStateMetrics(registry: Registry, sources: StateSources):
     ['api_key', 'state'],
     async (set) => {
       const { rows } = await db.query<{ api_key_id: string; state: string; n: string }>(
-        `SELECT api_key_id, state, count(*)::text AS n FROM webhook_deliveries WHERE state <> 'delivered'
+        `SELECT api_key_id, state, count(*)::text AS n FROM webhook_deliveries WHERE state IN ('pending', 'failed')
         GROUP BY api_key_id, state`,
       );
       for (const row of rows) set({ api_key: row.api_key_id, state: row.state }, Number(row.n));

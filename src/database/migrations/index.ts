@@ -9,6 +9,7 @@ import { DepositAddresses1763770700000 } from './1763770700000-deposit-addresses
 import { ApiKeySponsorAddress1763771200000 } from './1763771200000-api-key-sponsor-address.js';
 import { ApiKeyRevenueShare1763771300000 } from './1763771300000-api-key-revenue-share.js';
 import { OracleAttestations1763771400000 } from './1763771400000-oracle-attestations.js';
+import { MetricsIndexes1763771500000 } from './1763771500000-metrics-indexes.js';
 
 /** Every migration, in order. Adding one never edits the data source. */
 export const migrations = [
@@ -23,4 +24,5 @@ export const migrations = [
   ApiKeySponsorAddress1763771200000,
   ApiKeyRevenueShare1763771300000,
   OracleAttestations1763771400000,
+  MetricsIndexes1763771500000,
 ];
