@@ -1,12 +1,10 @@
 import { Controller, Get, Header, Headers, Inject } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../common/http/api-error.js';
+import { matchesSecret, secretDigest } from '../common/secret-digest.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { MetricsService } from './metrics.service.js';
-
-const digest = (text: string) => createHash('sha256').update(text).digest();
 
 /**
  * `GET /metrics`: Prometheus's text format (docs/operations.md, "Metrics"). Open when `METRICS_TOKEN` is unset;
@@ -21,7 +19,7 @@ export class MetricsController {
     private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.token = config.metricsToken === null ? null : digest(config.metricsToken);
+    this.token = config.metricsToken === null ? null : secretDigest(config.metricsToken);
   }
 
   @Get()
@@ -29,8 +27,7 @@ export class MetricsController {
   @Header('cache-control', 'no-store')
   async scrape(@Headers('authorization') authorization?: string): Promise<string> {
     if (this.token) {
-      const presented = /^Bearer (.+)$/.exec(authorization ?? '')?.[1] ?? '';
-      if (!timingSafeEqual(digest(presented), this.token)) {
+      if (!matchesSecret(this.token, /^Bearer (.+)$/.exec(authorization ?? '')?.[1])) {
         throw new ApiError('UNAUTHORIZED', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>');
       }
     }

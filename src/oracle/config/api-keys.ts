@@ -1,4 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { secretDigest } from '../../common/secret-digest.js';
 import { ConfigError } from '../../config/config.error.js';
 
 export interface OracleApiKey {
@@ -25,7 +26,7 @@ export function parseApiKeys(text: string): OracleApiKey[] {
         `entry ${index + 1} must be <key>:<label> (a key without spaces, a label)`,
       );
     }
-    return { digest: digestOf(key), label };
+    return { digest: secretDigest(key), label };
   });
   if (keys.length === 0) throw new ConfigError('API_KEYS', 'holds no <key>:<label> entry');
   const seen = new Set<string>();
@@ -42,14 +43,10 @@ export function parseApiKeys(text: string): OracleApiKey[] {
  * digests, so neither the answer's timing nor the key's length tells an attacker how close a guess came.
  */
 export function labelOf(keys: readonly OracleApiKey[], presented: string): string | null {
-  const digest = digestOf(presented);
+  const digest = secretDigest(presented);
   let label: string | null = null;
   for (const key of keys) {
     if (timingSafeEqual(key.digest, digest) && label === null) label = key.label;
   }
   return label;
-}
-
-function digestOf(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
 }

@@ -8,16 +8,13 @@ import {
 } from '@nestjs/common';
 import { ApiHeader, ApiResponse } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../../common/http/api-error.js';
+import { matchesSecret, secretDigest } from '../../common/secret-digest.js';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.module.js';
 
 export const ADMIN_TOKEN_HEADER = 'x-admin-token';
 export const ADMIN_API_DISABLED_MESSAGE = 'The admin API is disabled: set ADMIN_API_TOKEN';
-
-/** SHA-256 of a token: both sides are hashed before the comparison, so it runs on equal lengths. */
-const digest = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
 
 /**
  * Operator routes (`/admin/...`): the `x-admin-token` header must equal `ADMIN_API_TOKEN`, compared in constant time
@@ -31,7 +28,7 @@ export class AdminTokenGuard implements CanActivate {
   private readonly expected: Buffer | null;
 
   constructor(@Inject(APP_CONFIG) config: Pick<AppConfig, 'adminApiToken'>) {
-    this.expected = config.adminApiToken === null ? null : digest(config.adminApiToken);
+    this.expected = config.adminApiToken === null ? null : secretDigest(config.adminApiToken);
   }
 
   canActivate(context: ExecutionContext): boolean {
@@ -40,9 +37,8 @@ export class AdminTokenGuard implements CanActivate {
     if (header === undefined || header === '') {
       throw new ApiError('UNAUTHORIZED', `Missing ${ADMIN_TOKEN_HEADER} header`);
     }
-    // A repeated header arrives as an array: never a match.
-    const matches = typeof header === 'string' && timingSafeEqual(digest(header), this.expected);
-    if (!matches) throw new ApiError('UNAUTHORIZED', `Invalid ${ADMIN_TOKEN_HEADER}`);
+    if (!matchesSecret(this.expected, header))
+      throw new ApiError('UNAUTHORIZED', `Invalid ${ADMIN_TOKEN_HEADER}`);
     return true;
   }
 }
