@@ -5,6 +5,7 @@ import {
   digestOf,
   messageIdOf,
   type OracleDomain,
+  sameDomain,
 } from '../messages/oracle-messages.js';
 
 /** An attestation as stored or received: nothing in it is trusted until checked here. */
@@ -56,7 +57,7 @@ export async function checkAttestation(
   if (messageId && messageId !== attestation.messageId) {
     problems.push(`messageId ${attestation.messageId} is not the message's ${messageId}`);
   }
-  if (!sameDomain(attestation.domain, domain)) problems.push('domain is not the configured hub domain');
+  if (!sameDomain(domain, attestation.domain)) problems.push('domain is not the configured hub domain');
   if (problems.length > 0) return { messageId, problems, signatures: [], counted: [] };
   const digest = digestOf(kind, attestation.message as AttestationMessage, domain);
   const checks: SignatureCheck[] = [];
@@ -76,14 +77,4 @@ export async function checkAttestation(
     if (known && !counted.some((address) => isAddressEqual(address, known))) counted.push(known);
   }
   return { messageId, problems, signatures: checks, counted };
-}
-
-function sameDomain(a: UntrustedAttestation['domain'], b: OracleDomain): boolean {
-  return (
-    a?.name === b.name &&
-    a.version === b.version &&
-    Number(a.chainId) === b.chainId &&
-    typeof a.verifyingContract === 'string' &&
-    a.verifyingContract.toLowerCase() === b.verifyingContract.toLowerCase()
-  );
 }

@@ -143,29 +143,24 @@ export const ATTESTATION_TYPES: Readonly<Record<AttestationKind, KindTypes>> = {
       ],
     },
   },
-  'solver-fill': {
-    primaryType: 'SolverFill',
-    types: {
-      SolverFill: [
-        { name: 'data', type: 'PaymentOrder' },
-        { name: 'result', type: 'Payment' },
-      ],
-      PaymentOrder: PAYMENT_DATA,
-      Payment: PAYMENT_RESULT,
-    },
-  },
-  'solver-refund': {
-    primaryType: 'SolverRefund',
-    types: {
-      SolverRefund: [
-        { name: 'data', type: 'PaymentOrder' },
-        { name: 'result', type: 'Payment' },
-      ],
-      PaymentOrder: PAYMENT_DATA,
-      Payment: PAYMENT_RESULT,
-    },
-  },
+  'solver-fill': paymentTypes('SolverFill'),
+  'solver-refund': paymentTypes('SolverRefund'),
 };
+
+/** A fill and a refund are the same payment facts; only the primary type's name tells them apart. */
+function paymentTypes(primaryType: 'SolverFill' | 'SolverRefund'): KindTypes {
+  return {
+    primaryType,
+    types: {
+      [primaryType]: [
+        { name: 'data', type: 'PaymentOrder' },
+        { name: 'result', type: 'Payment' },
+      ],
+      PaymentOrder: PAYMENT_DATA,
+      Payment: PAYMENT_RESULT,
+    },
+  };
+}
 
 /** The domain every signature is bound to: the hub chain and its oracle contract (`configs/chains.hub.*.json`). */
 export interface OracleDomain {
@@ -203,4 +198,19 @@ export function messageIdOf(kind: AttestationKind, message: AttestationMessage):
 /** The digest a signature signs: `keccak256(0x1901 ‖ domainSeparator ‖ messageId)`. */
 export function digestOf(kind: AttestationKind, message: AttestationMessage, domain: OracleDomain): Hex {
   return hashTypedData(typedDataOf(kind, message, domain));
+}
+
+/** Whether an untrusted domain (a peer's answer, a stored attestation) is exactly `ours`. */
+export function sameDomain(
+  ours: OracleDomain,
+  theirs: Partial<Record<keyof OracleDomain, unknown>> | undefined,
+): boolean {
+  return (
+    !!theirs &&
+    theirs.name === ours.name &&
+    theirs.version === ours.version &&
+    Number(theirs.chainId) === ours.chainId &&
+    typeof theirs.verifyingContract === 'string' &&
+    theirs.verifyingContract.toLowerCase() === ours.verifyingContract.toLowerCase()
+  );
 }

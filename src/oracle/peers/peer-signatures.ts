@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { type Hex, isAddressEqual, recoverAddress } from 'viem';
 import type { OraclePeer } from '../config/peers.js';
 import type { Attestation, OracleSignature } from '../attestation.js';
-import { ATTESTATION_ROUTES, digestOf, messageIdOf, type OracleDomain } from '../messages/oracle-messages.js';
+import { ATTESTATION_ROUTES, digestOf, messageIdOf, sameDomain } from '../messages/oracle-messages.js';
 
 /** A peer's refusals that say the chain shows something else than our reading (the rest are failures). */
 const FACT_REFUSALS = new Set([
@@ -150,17 +150,6 @@ async function recoversTo(digest: Hex, signature: Partial<OracleSignature> | und
   } catch {
     return false;
   }
-}
-
-function sameDomain(ours: OracleDomain, theirs: Partial<OracleDomain> | undefined): boolean {
-  return (
-    !!theirs &&
-    theirs.name === ours.name &&
-    theirs.version === ours.version &&
-    Number(theirs.chainId) === ours.chainId &&
-    typeof theirs.verifyingContract === 'string' &&
-    theirs.verifyingContract.toLowerCase() === ours.verifyingContract.toLowerCase()
-  );
 }
 
 function summary(outcome: PeerOutcome): Record<string, unknown> {
