@@ -29,8 +29,7 @@ import {
 import { atLowerPayout } from './domain/claim-conversion.js';
 import { usdFeeToUsdcUnits } from './domain/usdc-conversion.js';
 import { Decimal, fromUnits } from '../quotes/domain/pricing/decimal.js';
-
-const UNDEFINED_TABLE = '42P01';
+import { isUndefinedTable } from '../database/undefined-table.js';
 
 export interface AppFeeBalances {
   readonly balances: Amount[];
@@ -323,7 +322,7 @@ export class AppFeesService {
     try {
       return (await this.db.query<R>(sql, params)).rows;
     } catch (error) {
-      if ((error as { code?: unknown }).code === UNDEFINED_TABLE) {
+      if (isUndefinedTable(error)) {
         throw new ApiError('SERVICE_UNAVAILABLE', 'App-fee balances are being built; retry shortly');
       }
       throw error;

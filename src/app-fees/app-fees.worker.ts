@@ -15,9 +15,7 @@ import { CLOCK, type Clock } from '../common/clock.js';
 import { quotePriceSource } from '../quotes/quote-price-source.js';
 import { AppFeeAccrual } from './app-fee-accrual.js';
 import { AppFeesService, type ClaimView } from './app-fees.service.js';
-
-/** PostgreSQL's `undefined_table`. */
-const UNDEFINED_TABLE = '42P01';
+import { isUndefinedTable } from '../database/undefined-table.js';
 
 /**
  * The app-fee loops of this process (`appFees.run`): accrual from the log, and the resumer that takes up payouts of
@@ -80,7 +78,7 @@ export class AppFeesWorker implements OnApplicationBootstrap, BeforeApplicationS
         (result) => result.rows,
         (error: unknown) => {
           // On a fresh database the claims projection creates its table after this loop's first round: no claims yet.
-          if ((error as { code?: unknown }).code === UNDEFINED_TABLE) return [];
+          if (isUndefinedTable(error)) return [];
           throw error;
         },
       );

@@ -6,6 +6,7 @@ import { DATABASE, type Database } from '../database/database.js';
 import { encodeContinuation } from './continuation.js';
 import type { RequestsV3Query } from './requests-v3.query.js';
 import { type CompiledSql, countSql, listSql } from './requests-v3.sql.js';
+import { isUndefinedTable } from '../database/undefined-table.js';
 
 /** A v3 record as answered: `data.referrer` only on the caller's own requests, and only when asked for. */
 export type RequestV3Answer = RequestV3 & {
@@ -30,7 +31,6 @@ interface Row {
   sort_value: string;
 }
 
-const UNDEFINED_TABLE = '42P01';
 const DATA_EXCEPTION_CLASS = '22';
 
 /** Reads the `requests_v3` view (the requests-v3 projection); never writes. */
@@ -60,7 +60,7 @@ export class RequestsV3Repository {
       return (await this.db.query<R>(sql.text, sql.params)).rows;
     } catch (error) {
       const code = (error as { code?: unknown }).code;
-      if (code === UNDEFINED_TABLE) {
+      if (isUndefinedTable(error)) {
         // The projection's first generation is still being built (a fresh database): nothing to serve yet.
         throw new ApiError('SERVICE_UNAVAILABLE', 'Request history is being built; retry shortly');
       }

@@ -3,8 +3,8 @@ import type { Database } from '../database/database.js';
 import { Decimal, formatUsd } from '../quotes/domain/pricing/decimal.js';
 import { REVENUE_SHARE_WINDOW_DAYS, tierOf } from './revenue-share-tiers.js';
 import { trailingVolumeUsd } from './trailing-volume.js';
+import { isUndefinedTable } from '../database/undefined-table.js';
 
-const UNDEFINED_TABLE = '42P01';
 const DAY_MS = 86_400_000;
 
 /** A key's revenue share as operators see it (`api-keys:list`, `GET /admin/api-keys/…/revenue-share`). */
@@ -35,7 +35,7 @@ export async function revenueShareViews(
     try {
       volume = formatUsd(Decimal.parse(await trailingVolumeUsd(db, key.id, window), 'floor'));
     } catch (error) {
-      if ((error as { code?: unknown }).code !== UNDEFINED_TABLE) throw error;
+      if (!isUndefinedTable(error)) throw error;
       volume = null;
     }
     const tier = volume === null ? null : (tierOf(volume)?.name ?? null);

@@ -10,6 +10,7 @@ import { DATABASE, type Database } from '../../database/database.js';
 import { decodeContinuation, encodeContinuation, queryDigest } from '../continuation.js';
 import { type ListRequestsV2QueryDto, V2_DEFAULT_LIMIT } from './requests-v2.dto.js';
 import { type V2DeprecationNotice, v2DeprecationNotice } from './v2-sunset.js';
+import { isUndefinedTable } from '../../database/undefined-table.js';
 
 export interface RequestsV2Page {
   readonly requests: readonly RequestV2[];
@@ -17,7 +18,6 @@ export interface RequestsV2Page {
   readonly deprecation: V2DeprecationNotice;
 }
 
-const UNDEFINED_TABLE = '42P01';
 /** `created_at` printed exactly (microseconds, UTC): the sort value a continuation carries. */
 const CREATED_AT_TEXT = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
@@ -97,7 +97,7 @@ export class RequestsV2Service {
     try {
       return (await this.db.query<R>(sql, params)).rows;
     } catch (error) {
-      if ((error as { code?: unknown }).code === UNDEFINED_TABLE) {
+      if (isUndefinedTable(error)) {
         // The projection's first generation is still being built (a fresh database): nothing to serve yet.
         throw new ApiError('SERVICE_UNAVAILABLE', 'Request history (v2) is being built; retry shortly');
       }

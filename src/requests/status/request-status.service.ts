@@ -9,8 +9,7 @@ import { ApiError } from '../../common/http/api-error.js';
 import { DATABASE, type Database } from '../../database/database.js';
 import { EVENT_STORE, type EventStore } from '../../event-store/event-store.js';
 import { requestStreamId } from '../domain/request.aggregate.js';
-
-const UNDEFINED_TABLE = '42P01';
+import { isUndefinedTable } from '../../database/undefined-table.js';
 
 /**
  * Answers the status endpoint from the `request-status` read model. Read-your-writes: right after a quote the
@@ -43,7 +42,7 @@ export class RequestStatusService {
       return rows[0]?.body ?? null;
     } catch (error) {
       // The read model's first generation is still being built (a fresh database): the stream answers meanwhile.
-      if ((error as { code?: unknown }).code === UNDEFINED_TABLE) return null;
+      if (isUndefinedTable(error)) return null;
       throw error;
     }
   }
