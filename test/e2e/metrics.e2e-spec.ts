@@ -61,15 +61,37 @@ describe('GET /metrics', () => {
       await db.query(
         `INSERT INTO solver_jobs (request_id, kind, deposit_key, state) VALUES ('0x01', 'refund', 'k', 'failed')`,
       );
+      const key = '00000000-0000-4000-8000-00000000000a';
+      await db.query(
+        `INSERT INTO api_keys (id, label, key_prefix, key_hash, key_ciphertext) VALUES ($1, 'm', 'fk_mmmm', 'h', 'c')`,
+        [key],
+      );
+      await db.query(
+        `INSERT INTO webhook_deliveries (id, webhook_id, event_id, api_key_id, request_id, sequence, status, body, state,
+                                         next_attempt_at, event_created_at)
+         VALUES (gen_random_uuid(), 'whk_1', 'e1', $1, '0x01', 1, 'pending', '{}', 'pending', now(), now()),
+                (gen_random_uuid(), 'whk_2', 'e2', $1, '0x01', 2, 'success', '{}', 'delivered', now(), now())`,
+        [key],
+      );
+      await db.query(
+        `INSERT INTO solver_transactions (chain_id, account, nonce, purpose, to_address, value, data, tx_hash, raw_tx,
+                                          state, created_at)
+         VALUES (31338, '0xsolver', 7, 'fill', '0xto', 0, '0x', '0xhash', '0xraw', 'broadcast', now() - interval '90 seconds')`,
+      );
       const text = (await app.http.inject({ method: 'GET', url: '/metrics' })).body;
+      // Only deliveries not yet delivered count, per API key and state.
+      expect(sample(text, `ferry_webhook_outbox{api_key="${key}",state="pending"}`)).toBe(1);
+      expect(text).not.toContain(`ferry_webhook_outbox{api_key="${key}",state="delivered"}`);
+      expect(sample(text, 'ferry_journal_unsettled{chain="31338",state="broadcast"}')).toBe(1);
+      expect(
+        sample(text, 'ferry_journal_oldest_unsettled_seconds{chain="31338",state="broadcast"}'),
+      ).toBeGreaterThanOrEqual(90);
       expect(sample(text, 'ferry_projection_lag_events{projection="requests-v3"}')).toBe(0);
       expect(sample(text, 'ferry_projection_lag_seconds{projection="requests-v3"}')).toBeGreaterThanOrEqual(
         0,
       );
       expect(sample(text, 'ferry_xmin_watermark_age_seconds')).toBeGreaterThanOrEqual(0);
       expect(sample(text, 'ferry_solver_jobs{kind="refund",state="failed"}')).toBe(1);
-      expect(text).toContain('# TYPE ferry_webhook_outbox gauge');
-      expect(text).toContain('# TYPE ferry_journal_unsettled gauge');
       expect(text).toContain('# TYPE ferry_rpc_requests_total counter');
       expect(sample(text, 'ferry_process_resident_memory_bytes')).toBeGreaterThan(0);
     });
