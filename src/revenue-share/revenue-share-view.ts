@@ -2,7 +2,7 @@ import type { ApiKeySummary } from '../api-keys/api-keys.service.js';
 import type { Database } from '../database/database.js';
 import { Decimal, formatUsd } from '../quotes/domain/pricing/decimal.js';
 import { REVENUE_SHARE_WINDOW_DAYS, tierOf } from './revenue-share-tiers.js';
-import { trailingVolumeUsd } from './trailing-volume.js';
+import { trailingVolumesUsd } from './trailing-volume.js';
 import { isUndefinedTable } from '../database/undefined-table.js';
 
 const DAY_MS = 86_400_000;
@@ -29,17 +29,22 @@ export async function revenueShareViews(
   now: Date,
 ): Promise<RevenueShareView[]> {
   const window = { from: new Date(now.getTime() - REVENUE_SHARE_WINDOW_DAYS * DAY_MS), before: now };
-  const views: RevenueShareView[] = [];
-  for (const key of keys) {
-    let volume: string | null;
-    try {
-      volume = formatUsd(Decimal.parse(await trailingVolumeUsd(db, key.id, window), 'floor'));
-    } catch (error) {
-      if (!isUndefinedTable(error)) throw error;
-      volume = null;
-    }
+  let volumes: Map<string, string> | null;
+  try {
+    volumes = await trailingVolumesUsd(
+      db,
+      keys.map((key) => key.id),
+      window,
+    );
+  } catch (error) {
+    if (!isUndefinedTable(error)) throw error;
+    volumes = null;
+  }
+  const views = keys.map((key): RevenueShareView => {
+    const raw = volumes?.get(key.id);
+    const volume = raw === undefined ? null : formatUsd(Decimal.parse(raw, 'floor'));
     const tier = volume === null ? null : (tierOf(volume)?.name ?? null);
-    views.push({
+    return {
       apiKeyId: key.id,
       keyPrefix: key.keyPrefix,
       label: key.label,
@@ -48,7 +53,7 @@ export async function revenueShareViews(
       trailingVolumeUsd: volume,
       tier,
       earning: key.kybVerified && key.revenueShareAddress !== null && tier !== null,
-    });
-  }
+    };
+  });
   return views;
 }

@@ -1,5 +1,10 @@
 import type { Database } from '../database/database.js';
 
+export interface VolumeWindow {
+  readonly from: Date;
+  readonly before: Date;
+}
+
 /**
  * An API key's volume in USD (a decimal string) of requests that succeeded in `[from, before)`, from the
  * `api-key-volume` projection.
@@ -7,12 +12,28 @@ import type { Database } from '../database/database.js';
 export async function trailingVolumeUsd(
   db: Pick<Database, 'query'>,
   apiKeyId: string,
-  window: { readonly from: Date; readonly before: Date },
+  window: VolumeWindow,
 ): Promise<string> {
-  const { rows } = await db.query<{ volume: string }>(
-    `SELECT coalesce(sum(volume_usd), 0)::text AS volume FROM api_key_volume
-      WHERE api_key_id = $1 AND completed_at >= $2 AND completed_at < $3`,
-    [apiKeyId, window.from.toISOString(), window.before.toISOString()],
+  return (await trailingVolumesUsd(db, [apiKeyId], window)).get(apiKeyId) ?? '0';
+}
+
+/**
+ * The same for many keys in one statement (operators list thousands of keys): each key's volume, '0' for a key with
+ * none in the window.
+ */
+export async function trailingVolumesUsd(
+  db: Pick<Database, 'query'>,
+  apiKeyIds: readonly string[],
+  window: VolumeWindow,
+): Promise<Map<string, string>> {
+  const volumes = new Map(apiKeyIds.map((id) => [id, '0']));
+  if (apiKeyIds.length === 0) return volumes;
+  const { rows } = await db.query<{ api_key_id: string; volume: string }>(
+    `SELECT api_key_id, sum(volume_usd)::text AS volume FROM api_key_volume
+      WHERE api_key_id = ANY($1::text[]) AND completed_at >= $2 AND completed_at < $3
+      GROUP BY api_key_id`,
+    [apiKeyIds, window.from.toISOString(), window.before.toISOString()],
   );
-  return rows[0].volume;
+  for (const row of rows) volumes.set(row.api_key_id, row.volume);
+  return volumes;
 }

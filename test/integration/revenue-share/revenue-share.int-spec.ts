@@ -242,6 +242,25 @@ describe('revenue share', () => {
     }
   });
 
+  it('reads every listed key’s volume in one statement, each key the volume it has alone', async () => {
+    const at = new Date(Date.UTC(2026, 10, 2));
+    const keys = await apiKeys.list();
+    let statements = 0;
+    const counting: Pick<typeof db, 'query'> = {
+      query: ((...args: Parameters<typeof db.query>) => {
+        statements += 1;
+        return db.query(...args);
+      }) as typeof db.query,
+    };
+    const listed = await revenueShareViews(counting, keys, at);
+    expect(statements).toBe(1);
+    expect(new Set(listed.map((view) => view.trailingVolumeUsd)).size).toBeGreaterThan(2);
+    for (const key of keys) {
+      const [alone] = await revenueShareViews(db, [key], at);
+      expect(listed.find((view) => view.apiKeyId === key.id)).toEqual(alone);
+    }
+  });
+
   it('shows each key’s revenue share in api-keys:list and the admin API', async () => {
     const views = await revenueShareViews(db, await apiKeys.list(), new Date(Date.UTC(2026, 10, 2)));
     expect(views.find((view) => view.apiKeyId === tier1)).toMatchObject({
