@@ -197,7 +197,8 @@ export const ERROR_CODES = {
   },
   SERVICE_UNAVAILABLE: {
     status: 503,
-    description: 'A dependency (database, event store) is unavailable; retry later.',
+    description:
+      'A dependency is unavailable (the database refused or lost the connection, or has no connection left) or a read model is still being built; retry later (`Retry-After`, in seconds). The body carries `requestId`.',
   },
 } as const satisfies Record<string, { status: number; description: string }>;
 

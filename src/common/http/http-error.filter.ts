@@ -5,6 +5,7 @@ import { ApiError, type ErrorBody } from './api-error.js';
 import { ERROR_CODES, type ErrorCode } from './error-codes.js';
 import { routeNotFoundBody } from './route-not-found.js';
 import { ERROR_CODE } from '../../metrics/http-metrics.js';
+import { isDatabaseUnavailable } from '../../database/database-unavailable.js';
 
 /**
  * Every error leaves the app as the spec's body with a documented `errorCode`. Errors Ferry did not anticipate
@@ -30,6 +31,8 @@ export class HttpErrorFilter implements ExceptionFilter {
       });
     }
     // `statusCode` (additive): Relay's SDK reads it from error bodies to report the status.
+    // A 503 is temporary (a dependency down, a read model being built): say when to come back.
+    if (status === 503) void reply.header('retry-after', '1');
     void reply
       .status(status)
       .header('content-type', 'application/json; charset=utf-8')
@@ -114,6 +117,16 @@ export function toErrorBody(
   const status = (exception as { statusCode?: number })?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return { status, body: { message: (exception as Error).message, errorCode: codeForStatus(status) } };
+  }
+  if (isDatabaseUnavailable(exception)) {
+    return {
+      status: 503,
+      body: {
+        message: 'The database is unavailable; retry shortly',
+        errorCode: 'SERVICE_UNAVAILABLE',
+        requestId: request.id,
+      },
+    };
   }
   return {
     status: 500,
