@@ -50,6 +50,9 @@ export const chainHead = new Gauge({
  */
 export function countingFetch(chainId: number | string): typeof fetch {
   const chain = String(chainId);
+  // Both series exist from the first client on, so "no failures" reads 0 rather than a missing series.
+  rpcRequests.inc({ chain }, 0);
+  rpcErrors.inc({ chain }, 0);
   return async (input, init) => {
     rpcRequests.inc({ chain });
     try {

@@ -2,7 +2,12 @@ import { Gauge, type Registry } from 'prom-client';
 import type { ChainRegistry } from '../chains/chain-registry.js';
 import type { Database } from '../database/database.js';
 import type { ProjectionsService } from '../../projections/projections.service.js';
+import type { JobKind } from '../solver/solver-jobs.js';
 import { chainHead } from './process-metrics.js';
+
+const JOB_KINDS: readonly JobKind[] = ['fill', 'refund', 'sweep', 'give-back', 'attest'];
+const OPEN_JOB_STATES = ['pending', 'sent', 'failed'] as const;
+const UNSETTLED_STATES = ['signed', 'broadcast'] as const;
 
 interface StateSources {
   readonly db: Database;
@@ -14,10 +19,17 @@ interface StateSources {
  * Gauges read when Prometheus scrapes, each with one small query over indexed or small sets (never a count of the
  * history): projection lag, the xmin watermark's age, the webhook outbox, the solver's open jobs, journaled
  * transactions not yet settled, and the chain watchers' cursors. A read that fails leaves its gauge empty for that
- * scrape (the failure shows as missing series, not as a failed scrape).
+ * scrape (the failure shows as missing series, not as a failed scrape). So that "none" is not mistaken for that, the
+ * gauges whose labels are few and known (solver jobs by kind and state; the journal by chain the solver sends on and
+ * state) answer 0 for every combination with nothing open; the outbox, labelled by API key, only has keys with a
+ * backlog.
  */
 export function registerStateMetrics(registry: Registry, sources: StateSources): void {
   const { db } = sources;
+  const journalChains = sources.chains
+    .all()
+    .filter((chain) => chain.vmType === 'evm' && chain.rpcUrl)
+    .map((chain) => String(chain.id));
   const gauge = (
     name: string,
     help: string,
@@ -101,6 +113,7 @@ export function registerStateMetrics(registry: Registry, sources: StateSources):
       const { rows } = await db.query<{ kind: string; state: string; n: string }>(
         `SELECT kind, state, count(*)::text AS n FROM solver_jobs WHERE state <> 'done' GROUP BY kind, state`,
       );
+      for (const kind of JOB_KINDS) for (const state of OPEN_JOB_STATES) set({ kind, state }, 0);
       for (const row of rows) set({ kind: row.kind, state: row.state }, Number(row.n));
     },
   );
@@ -112,7 +125,9 @@ export function registerStateMetrics(registry: Registry, sources: StateSources):
     'Journaled transactions not yet mined or voided, by chain and state',
     ['chain', 'state'],
     async (set) => {
-      for (const row of (await db.query<{ chain_id: string; state: string; n: string }>(journal)).rows) {
+      const { rows } = await db.query<{ chain_id: string; state: string; n: string }>(journal);
+      for (const chain of journalChains) for (const state of UNSETTLED_STATES) set({ chain, state }, 0);
+      for (const row of rows) {
         set({ chain: row.chain_id, state: row.state }, Number(row.n));
       }
     },
@@ -122,7 +137,9 @@ export function registerStateMetrics(registry: Registry, sources: StateSources):
     'Age of the oldest journaled transaction not yet mined or voided, by chain and state',
     ['chain', 'state'],
     async (set) => {
-      for (const row of (await db.query<{ chain_id: string; state: string; oldest: string }>(journal)).rows) {
+      const { rows } = await db.query<{ chain_id: string; state: string; oldest: string }>(journal);
+      for (const chain of journalChains) for (const state of UNSETTLED_STATES) set({ chain, state }, 0);
+      for (const row of rows) {
         set({ chain: row.chain_id, state: row.state }, Number(row.oldest));
       }
     },

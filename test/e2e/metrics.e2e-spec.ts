@@ -92,6 +92,10 @@ describe('GET /metrics', () => {
       );
       expect(sample(text, 'ferry_xmin_watermark_age_seconds')).toBeGreaterThanOrEqual(0);
       expect(sample(text, 'ferry_solver_jobs{kind="refund",state="failed"}')).toBe(1);
+      // None open reads 0, not a missing series (which is what a failed read leaves).
+      expect(sample(text, 'ferry_solver_jobs{kind="fill",state="pending"}')).toBe(0);
+      expect(sample(text, 'ferry_journal_unsettled{chain="31337",state="signed"}')).toBe(0);
+      expect(sample(text, 'ferry_journal_oldest_unsettled_seconds{chain="31337",state="broadcast"}')).toBe(0);
       expect(text).toContain('# TYPE ferry_rpc_requests_total counter');
       expect(sample(text, 'ferry_process_resident_memory_bytes')).toBeGreaterThan(0);
     });
