@@ -7,6 +7,7 @@ import { type RebuildFigures, runRebuildBench } from './rebuild.bench.js';
 import { type RequestsHistoryFigures, runRequestsHistoryBench } from './requests-history.bench.js';
 import { measureDepositAddressScan } from './deposit-address-scan.bench.js';
 import { measureJournalCost } from './journal.bench.js';
+import { measureMetricsScrape } from './metrics-scrape.bench.js';
 import { type OracleFigures, runOracleBench } from './oracle.bench.js';
 import { runSettlementBench, type SettlementFigures } from './settlement.bench.js';
 import { seedLog, type SeededLog, waitUntilReadable } from './seed-log.js';
@@ -285,9 +286,18 @@ async function requests(
     `[requests] A history of ${formatInteger(options.requests)} requests generated through events; rebuild of ` +
       `requests-v3 + requests-v2; GET /requests/v3 latency and throughput`,
   );
-  const figures: RequestsHistoryFigures = await withScratchDatabase(8, async (scratch) => {
+  const scrapeOptions = {
+    apiKeys: 10_000,
+    doneJobs: Math.max(10_000, Math.round(1_000_000 * scale)),
+    openJobs: 20,
+    deliveries: Math.max(5_000, Math.round(500_000 * scale)),
+    attemptsPerDelivery: 2,
+    scrapes: 100,
+  };
+  const { figures, scrape } = await withScratchDatabase(8, async (scratch) => {
     await onMachine(scratch);
-    return runRequestsHistoryBench(scratch, options);
+    const history = await runRequestsHistoryBench(scratch, options);
+    return { figures: history, scrape: await measureMetricsScrape(scratch, scrapeOptions) };
   });
   const { rebuild } = figures;
   const profile = rebuild.profile.map((row) => `${row.label} ${(100 * row.share).toFixed(0)}%`).join(', ');
@@ -315,6 +325,13 @@ async function requests(
         kind: 'info',
         target: 0,
         unit: 'ratio',
+      },
+      {
+        name: `GET /metrics p99, ${formatInteger(scrape.seeded.apiKeys)} API keys, ${formatInteger(figures.seeded.requests)} requests`,
+        measured: scrape.p99Ms,
+        kind: 'info',
+        target: 0,
+        unit: 'ms',
       },
     ],
     details: [
@@ -361,6 +378,13 @@ async function requests(
         `"${throughput.query}" ${formatInteger(throughput.queryPerSecond)} requests/s (p99 ` +
         `${formatMs(throughput.queryP99Ms)}), GET /bench/noop ${formatInteger(throughput.noopPerSecond)} requests/s ` +
         `(p99 ${formatMs(throughput.noopP99Ms)}).`,
+      `GET /metrics (issue 16) on the same database with ${formatInteger(scrape.seeded.apiKeys)} API keys, ` +
+        `${formatInteger(scrape.seeded.solverJobs)} solver jobs (${scrapeOptions.openJobs} open), ` +
+        `${formatInteger(scrape.seeded.deliveries)} delivered webhook deliveries and ` +
+        `${formatInteger(scrape.seeded.attempts)} attempts added (${scrape.seeded.seconds.toFixed(0)} s): first scrape ` +
+        `${formatMs(scrape.firstMs)}, then p50 ${formatMs(scrape.p50Ms)}, p99 ${formatMs(scrape.p99Ms)}, max ` +
+        `${formatMs(scrape.maxMs)} over ${scrapeOptions.scrapes} sequential scrapes (${formatInteger(scrape.samples)} ` +
+        `samples, ${formatInteger(scrape.bytes / 1024)} KiB); the same app's 404 p50 ${formatMs(scrape.notFoundP50Ms)}.`,
     ],
     findings: requestsFindings(figures),
     method: [
@@ -393,6 +417,11 @@ async function requests(
       '**Throughput ratio**: the cheapest query (lowest p50) and `GET /bench/noop` (a fixture module passed as ' +
         '`extraModules`, same global pipes and filters, no guard), 16 keep-alive connections, 1 s warm-up + 5 s, ' +
         'alternating, two runs each; the ratio of the medians. No target: context for the per-request cost.',
+      '**`GET /metrics` scrape time** (`bench/metrics-scrape.bench.ts`): after the figures above, on the same ' +
+        'database, API keys, finished and open solver jobs, delivered webhook deliveries and their attempts are ' +
+        "added with `generate_series` (the tables the gauges read), then the real app's `/metrics` is scraped once " +
+        '(the first scrape, cold) and 100 times more in sequence over one keep-alive connection, as Prometheus ' +
+        'scrapes a target, each followed by a 404 of the same app for comparison.',
     ],
   };
 }
