@@ -202,8 +202,10 @@ export class Solver {
       else await this.jobs.later(job, this.options.pollIntervalMs);
     } catch (error) {
       if (error instanceof LeaseLostError) return;
-      const gaveUp = await this.jobs.failed(job, error);
-      if (job.kind === 'refund' && error instanceof RefundNotSent && (job.attempts === 1 || gaveUp)) {
+      await this.jobs.failed(job, error);
+      // Told on the first attempt that fails to send, whichever attempt that is (an earlier one may have lost its
+      // lease or failed otherwise); the request records it once.
+      if (job.kind === 'refund' && error instanceof RefundNotSent) {
         await this.requests.record(job.requestId, {
           type: 'RecordRefundFailure',
           data: {

@@ -195,8 +195,12 @@ export function decide(state: RequestState, command: RequestCommand): Decided[] 
         id('refund', command.data.chainId, command.data.txHash),
       );
     }
-    case 'RecordRefundFailure':
+    case 'RecordRefundFailure': {
+      // A refund that could not be sent is told once, however many of its retries fail the same way.
+      const notSent = command.data.refundFailReason === 'REFUND_NOT_SENT';
+      if (notSent && state.status === 'failure' && state.refundFailReason === 'REFUND_NOT_SENT') return [];
       return allow(state, new RefundFailed(command.data));
+    }
     case 'ExpireRequest': {
       if (state.status === 'waiting' && state.expired) return [];
       if (!nextStatus(state.status, 'RequestExpired'))

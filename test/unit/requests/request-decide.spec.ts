@@ -226,6 +226,30 @@ describe('Request decisions', () => {
     });
   });
 
+  it('tells a refund that could not be sent once, however many retries fail the same way; a reverted one each time', () => {
+    const failFill: RequestCommand = {
+      type: 'RecordFillFailure',
+      data: {
+        failReason: 'DEPOSIT_AMOUNT_TOO_LOW',
+        failedTxHash: null,
+        failedTxBlockNumber: null,
+        failedCallData: null,
+        details: null,
+        failedAt: '2026-11-01T00:01:00.000Z',
+      },
+    };
+    const refundFailure = (refundFailReason: string, failedTxHash: string | null): RequestCommand => ({
+      type: 'RecordRefundFailure',
+      data: { refundFailReason, failedTxHash, failedAt: '2026-11-01T00:02:00.000Z' },
+    });
+    const notSent = refundFailure('REFUND_NOT_SENT', null);
+    given(quoted, detect, confirm, failFill).when(notSent).then('RefundFailed');
+    given(quoted, detect, confirm, failFill, notSent).when(notSent).then();
+    const reverted = refundFailure('REFUND_REVERTED', `0x${'ee'.repeat(32)}`);
+    given(quoted, detect, confirm, failFill, notSent).when(reverted).then('RefundFailed');
+    given(quoted, detect, confirm, failFill, reverted).when(reverted).then('RefundFailed');
+  });
+
   it('refuses to evolve an event the table does not allow (a corrupted stream)', () => {
     const [event] = decide(given(quoted, detect, confirm, submitFill).state, fillSuccess);
     expect(() => evolve(given(quoted).state, event.event)).toThrow(
