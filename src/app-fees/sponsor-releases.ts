@@ -51,9 +51,10 @@ export async function releaseSponsorHolds(
   candidates: readonly ReleaseCandidate[],
 ): Promise<void> {
   for (const { requestId, at } of candidates) {
-    const facts = await readRequestFacts(store, requestId).catch(() => null);
-    const sponsor = facts?.quote.sponsor;
-    if (!facts || !sponsor || (facts.status !== 'failure' && facts.status !== 'refund')) continue;
+    // Every candidate has a quote (a hold is decided from one); a read that fails fails the batch, to be read again.
+    const facts = await readRequestFacts(store, requestId);
+    const sponsor = facts.quote.sponsor;
+    if (!sponsor || (facts.status !== 'failure' && facts.status !== 'refund')) continue;
     await holds.release(sponsor.address, requestId, endingReason(facts.events), at);
   }
 }

@@ -111,16 +111,31 @@ describe(SponsorHolds.name, () => {
     await waitFor(
       async () => {
         await worker.accrual.step();
-        const { rows } = await db.query<{ prepare_position: string }>(
-          'SELECT prepare_position::text FROM projection_checkpoints WHERE name = $1',
+        const { rows } = await db.query<{ commit_position: string; prepare_position: string }>(
+          'SELECT commit_position::text, prepare_position::text FROM projection_checkpoints WHERE name = $1',
           [ACCRUAL_CONSUMER],
         );
-        return rows[0] !== undefined && BigInt(rows[0].prepare_position) >= head.prepare;
+        if (!rows[0]) return false;
+        // Positions order by (transaction id, global position).
+        const commit = BigInt(rows[0].commit_position);
+        return (
+          commit > head.commit || (commit === head.commit && BigInt(rows[0].prepare_position) >= head.prepare)
+        );
       },
       'the accrual consumer',
       20_000,
     );
   };
+  /** Steps the accrual consumer until `done` (this app's own loop may take the batches meanwhile). */
+  const consumeUntil = (done: () => Promise<boolean>, what: string) =>
+    waitFor(
+      async () => {
+        await app.app.get(AppFeesWorker).accrual.step();
+        return done();
+      },
+      what,
+      20_000,
+    );
   const failFill = (requestId: string) =>
     run(requestId, [
       {
@@ -170,7 +185,7 @@ describe(SponsorHolds.name, () => {
       submit,
       { ...success, data: { ...success.data, feeSponsorship: actualSponsorship(quote) } } as RequestCommand,
     ]);
-    await consume();
+    await consumeUntil(async () => (await typesOf(sponsor)).includes('AppFeeSponsorshipPaid'), 'the payment');
     const events = await store.readStream(`app-fee-account-${sponsor}`);
     expect(events.map((event) => event.type)).toEqual([
       'AppFeeAccrued',
@@ -194,7 +209,7 @@ describe(SponsorHolds.name, () => {
     await failFill(second.quote.requestId);
     await sut.hold(second.quote, T0);
 
-    await consume();
+    await consumeUntil(async () => (await account(sponsor)).held === '0', 'the releases');
     const state = await account(sponsor);
     expect(availableBalance(state)).toBe(1_000n);
     expect(state.held).toBe('0');
