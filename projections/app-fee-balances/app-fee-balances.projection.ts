@@ -34,13 +34,14 @@ const accountEvent = (event: RecordedEvent): AppFeeAccountEvent =>
  */
 export const appFeeBalancesProjection: Projection<AppFeeAccountState> = {
   name: 'app-fee-balances',
-  version: 3,
+  version: 4,
   table: 'app_fee_balances',
   columns: [
     { name: 'accrued', type: 'numeric', value: (state) => state.accrued },
     { name: 'reserved', type: 'numeric', value: (state) => state.reserved },
     { name: 'withdrawn', type: 'numeric', value: (state) => state.withdrawn },
     { name: 'sponsored', type: 'numeric', value: (state) => state.sponsored },
+    { name: 'held', type: 'numeric', value: (state) => state.held ?? '0' },
     { name: 'available', type: 'numeric', value: (state) => availableBalance(state).toString() },
   ],
   keysOf: (event) => {

@@ -9,6 +9,8 @@ import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
 import type { RequestQuotedData } from '../requests/domain/request-events.js';
 import type { AppFeesConfig } from './app-fees.config.js';
 import { AppFeeAccountAggregate } from './domain/app-fee-account.aggregate.js';
+import { SponsorHolds } from './sponsor-holds.js';
+import { releaseCandidatesOf, releaseSponsorHolds } from './sponsor-releases.js';
 import { successfulFills, userPaidFraction } from './domain/successful-fills.js';
 import { usdToUsdcUnits } from './domain/usdc-conversion.js';
 import {
@@ -99,13 +101,15 @@ interface PreparedBatch {
 }
 
 /**
- * Credits app fees to their recipients' accounts, and pays sponsored requests from their sponsors' accounts, as a
- * checkpointed consumer of the log (never the in-memory bus), so a restart resumes where it stopped. Both are
+ * Credits app fees to their recipients' accounts, pays sponsored requests from their sponsors' accounts (from the
+ * hold their fill took) and gives back the holds of sponsored requests that ended without a fill, as a checkpointed
+ * consumer of the log (never the in-memory bus), so a restart resumes where it stopped. Both are
  * appended before the checkpoint moves; one appended twice (a crash in between, two instances) is stored once, since
  * the account takes a request once and the event id is derived from the request and the address.
  */
 export class AppFeeAccrual {
   private readonly revenueShare: RevenueShareAccrual;
+  private readonly holds: SponsorHolds;
 
   constructor(
     private readonly db: Database,
@@ -117,6 +121,7 @@ export class AppFeeAccrual {
     private readonly batchSize = 200,
   ) {
     this.revenueShare = new RevenueShareAccrual(db, store, accounts);
+    this.holds = new SponsorHolds(store, accounts);
   }
 
   async ensureCheckpoint(): Promise<void> {
@@ -139,6 +144,7 @@ export class AppFeeAccrual {
             await this.accrue(accrualsOf(events, quotes), usdc.currency, usdc.usdPrice);
           }
           await this.debit(sponsorDebitsOf(events));
+          await releaseSponsorHolds(this.store, this.holds, releaseCandidatesOf(events));
         },
         (events) => this.prepare(events),
       );

@@ -369,6 +369,7 @@ function apiErrorOf(error: unknown): unknown {
     case 'CLAIM_NOT_FOUND':
       return new ApiError('NOT_FOUND', error.message);
     case 'CLAIM_EXISTS':
+    case 'SPONSORSHIP_NOT_COVERED':
     case 'ILLEGAL_TRANSITION':
       return new ApiError('CONFLICT', error.message);
     default:

@@ -1,4 +1,5 @@
 import { encodeFunctionData, type Hash, maxUint256, type TransactionReceipt } from 'viem';
+import { failpoint } from '../common/failpoints.js';
 import { erc20Abi } from '../chains/abi/erc20.js';
 import type { ChainInfo } from '../chains/chain.js';
 import { failedCallOf, planFill, type TokenAllowance } from './call-execution.js';
@@ -6,6 +7,7 @@ import { currencyKey } from '../quotes/domain/pricing/price-source.js';
 import type { RequestQuotedData } from '../requests/domain/request-events.js';
 import { requestFeatures } from '../requests/domain/request-features.js';
 import { actualSponsorship } from '../app-fees/sponsor-payment.js';
+import type { SponsorHolds } from '../app-fees/sponsor-holds.js';
 import { fillActuals, paidByFill, type UsdPriceOf } from './fill-actuals.js';
 import { depositAttested } from './deposit-quorum.js';
 import { readRequestFacts, type RequestFacts } from './request-facts.js';
@@ -14,11 +16,16 @@ import type { JournalEntry, PreparedTx, Settlement, TxIntent } from './transacti
 import { FillBatches } from './fill-batch.js';
 import { isRevert, type JobOutcome, message, type SolverJobDeps } from './solver-job.js';
 
-export type FillDeps = SolverJobDeps;
+export type FillDeps = SolverJobDeps & {
+  /** Holds a sponsored request's sponsorship on its sponsor's app-fee balance before it is paid. */
+  readonly sponsors: SponsorHolds;
+};
 
 /**
  * Fills a confirmed deposit on the destination chain, exactly once.
  *
+ * 0. A request an app-fee balance sponsors has its sponsorship held on that account first; when the balance no longer
+ *    covers it, the request fails (`SPONSORSHIP_NOT_COVERED`) and is refunded: never filled at Ferry's expense.
  * 1. The fill is signed and journaled (held, not sent) under the job's fencing guard.
  * 2. `SubmitFill` is recorded on the request: the aggregate takes it only while the request is `pending` and before
  *    its fill deadline. This is the one place where fill and refund exclude each other: a deadline expiry and a
@@ -79,6 +86,16 @@ export class FillJob {
     ) {
       return 'later';
     }
+    if (!(await this.deps.sponsors.hold(facts.quote, this.now()))) {
+      const sponsor = facts.quote.sponsor!;
+      await this.fail(
+        facts,
+        'SPONSORSHIP_NOT_COVERED',
+        `the sponsor ${sponsor.address} no longer holds the ${sponsor.amount} USDC units its quote sponsored`,
+      );
+      return 'done';
+    }
+    failpoint('fill:after-sponsor-hold');
     const prepared = await this.prepare(facts, destination, plan.intent);
     return prepared ? this.batches.send(destination, { ...submission, prepared }) : 'done';
   }

@@ -10,6 +10,7 @@ import { AppendSignal } from '../event-store/catch-up-subscription.js';
 import type { EventStore } from '../event-store/event-store.js';
 import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
 import type { OracleGateway } from '../oracle/client/oracle-gateway.js';
+import { SponsorHolds } from '../app-fees/sponsor-holds.js';
 import { AttestJob } from './attest-job.js';
 import { DepositAddressJob } from './deposit-address-job.js';
 import { EvmClients } from './evm-clients.js';
@@ -96,7 +97,7 @@ export class Solver {
       prices: options.prices,
       oracle: options.oracle,
     };
-    this.fills = new FillJob({ ...deps, settleWaitMs });
+    this.fills = new FillJob({ ...deps, settleWaitMs, sponsors: new SponsorHolds(store) });
     this.refunds = new RefundJob({ ...deps, settleWaitMs });
     this.addresses = new DepositAddressJob({ ...deps, settleWaitMs });
     this.attestations = options.oracle

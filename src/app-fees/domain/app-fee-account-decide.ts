@@ -9,7 +9,9 @@ import {
   AppFeeClaimPaid,
   AppFeeClaimPayoutSubmitted,
   AppFeeClaimReserved,
+  AppFeeSponsorshipHeld,
   AppFeeSponsorshipPaid,
+  AppFeeSponsorshipReleased,
   RevenueShareAccrued,
   type RevenueShareAccruedData,
 } from './app-fee-account-events.js';
@@ -18,6 +20,7 @@ import {
   availableBalance,
   type ClaimState,
   evolve,
+  heldFor,
   initialAppFeeAccountState,
 } from './app-fee-account-state.js';
 import { convertUsdcUnits } from './usdc-conversion.js';
@@ -68,6 +71,14 @@ export type AppFeeAccountCommand =
       };
     }
   | {
+      readonly type: 'HoldSponsorship';
+      readonly data: { readonly requestId: string; readonly amount: string; readonly at: string };
+    }
+  | {
+      readonly type: 'ReleaseSponsorship';
+      readonly data: { readonly requestId: string; readonly reason: string; readonly at: string };
+    }
+  | {
       readonly type: 'PaySponsorship';
       readonly data: { readonly requestId: string; readonly amount: string; readonly at: string };
     };
@@ -79,6 +90,7 @@ export type AppFeeErrorCode =
   | 'CLAIM_EXISTS'
   | 'CLAIM_EXPIRED'
   | 'CLAIM_ALREADY_USED'
+  | 'SPONSORSHIP_NOT_COVERED'
   | 'ILLEGAL_TRANSITION';
 
 /** A command the account's state does not allow; nothing is appended. */
@@ -181,11 +193,49 @@ export function decide(
         },
       ];
     }
+    case 'HoldSponsorship': {
+      const { requestId, amount, at } = command.data;
+      const asked = BigInt(amount);
+      // Held once per request (a retried fill finds its hold), and never for one already paid.
+      if (state.sponsorHolds?.[requestId] || state.sponsoredRequestIds.includes(requestId) || asked <= 0n) {
+        return [];
+      }
+      const available = availableBalance(state);
+      if (available < asked) {
+        throw new AppFeeDomainError(
+          'SPONSORSHIP_NOT_COVERED',
+          `The sponsor balance available (${available} USDC units) does not cover request ${requestId}'s sponsorship (${asked})`,
+        );
+      }
+      return [
+        {
+          event: new AppFeeSponsorshipHeld({ sponsoredRequestId: requestId, amount, heldAt: at }),
+          id: `app-fee-sponsorship-held:${requestId}:${address}`,
+        },
+      ];
+    }
+    case 'ReleaseSponsorship': {
+      const { requestId, reason, at } = command.data;
+      const held = heldFor(state, requestId);
+      if (held === 0n) return [];
+      return [
+        {
+          event: new AppFeeSponsorshipReleased({
+            sponsoredRequestId: requestId,
+            amount: held.toString(),
+            reason,
+            releasedAt: at,
+          }),
+          id: `app-fee-sponsorship-released:${requestId}:${address}`,
+        },
+      ];
+    }
     case 'PaySponsorship': {
       const { requestId, amount, at } = command.data;
       const asked = BigInt(amount);
       if (state.sponsoredRequestIds.includes(requestId) || asked <= 0n) return [];
-      const available = availableBalance(state);
+      // A held request is paid from its hold; one filled before holds existed, from what the balance has left.
+      const available = availableBalance(state) + heldFor(state, requestId);
       const paid = asked < available ? asked : available > 0n ? available : 0n;
       return [
         {

@@ -115,8 +115,10 @@ export class AppFeeClaimFailed extends DomainEvent<AppFeeClaimFailedData> {}
 
 /**
  * A request this account sponsored was filled: what its quote sponsored is paid from the balance, once. Id:
- * `app-fee-sponsored:<requestId>:<address>`. `amount` is what was debited: the payment asked, or less when the balance
- * no longer held it (`shortfall`), since the balance never goes negative.
+ * `app-fee-sponsored:<requestId>:<address>`. `amount` is what was debited, from the request's hold
+ * (`AppFeeSponsorshipHeld`, taken before the solver paid) when it has one. Requests filled before holds existed were
+ * paid from the balance as it stood, possibly less than asked (`shortfall`), since the balance never goes negative;
+ * a held one has no shortfall.
  */
 export interface AppFeeSponsorshipPaidData {
   readonly sponsoredRequestId: string;
@@ -127,6 +129,38 @@ export interface AppFeeSponsorshipPaidData {
 export interface AppFeeSponsorshipPaid extends AppFeeSponsorshipPaidData {}
 @StoredEvent('AppFeeSponsorshipPaid')
 export class AppFeeSponsorshipPaid extends DomainEvent<AppFeeSponsorshipPaidData> {}
+
+/**
+ * The sponsor's balance is taken aside for one sponsored request before the solver pays it: what its quote sponsored,
+ * so Ferry never fronts a sponsor's money. Decided only while the available balance covers it (the expected revision
+ * serialises the fills of one account); a request it cannot cover is refunded, never filled on sponsored terms. Id:
+ * `app-fee-sponsorship-held:<requestId>:<address>`, so a retried fill holds once. Paid by `AppFeeSponsorshipPaid`
+ * once the fill succeeded, or given back by `AppFeeSponsorshipReleased`.
+ */
+export interface AppFeeSponsorshipHeldData {
+  readonly sponsoredRequestId: string;
+  /** Base USDC units held: the quote's `sponsor.amount`. */
+  readonly amount: string;
+  readonly heldAt: string;
+}
+export interface AppFeeSponsorshipHeld extends AppFeeSponsorshipHeldData {}
+@StoredEvent('AppFeeSponsorshipHeld')
+export class AppFeeSponsorshipHeld extends DomainEvent<AppFeeSponsorshipHeldData> {}
+
+/**
+ * A held sponsorship goes back to the balance: its request failed or expired without a fill (it is refunded). Id:
+ * `app-fee-sponsorship-released:<requestId>:<address>` (once).
+ */
+export interface AppFeeSponsorshipReleasedData {
+  readonly sponsoredRequestId: string;
+  readonly amount: string;
+  /** The request's `failReason` (or what ended it). */
+  readonly reason: string;
+  readonly releasedAt: string;
+}
+export interface AppFeeSponsorshipReleased extends AppFeeSponsorshipReleasedData {}
+@StoredEvent('AppFeeSponsorshipReleased')
+export class AppFeeSponsorshipReleased extends DomainEvent<AppFeeSponsorshipReleasedData> {}
 
 /**
  * A share of a successful request's platform fee, earned by the API key the request was quoted with (its payout
@@ -162,6 +196,8 @@ export const APP_FEE_ACCOUNT_EVENTS = [
   AppFeeClaimPaid,
   AppFeeClaimFailed,
   AppFeeSponsorshipPaid,
+  AppFeeSponsorshipHeld,
+  AppFeeSponsorshipReleased,
   RevenueShareAccrued,
 ] as const;
 

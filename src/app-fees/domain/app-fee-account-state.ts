@@ -8,7 +8,9 @@ import {
   AppFeeClaimPaid,
   AppFeeClaimPayoutSubmitted,
   AppFeeClaimReserved,
+  AppFeeSponsorshipHeld,
   AppFeeSponsorshipPaid,
+  AppFeeSponsorshipReleased,
   RevenueShareAccrued,
 } from './app-fee-account-events.js';
 
@@ -39,9 +41,15 @@ export interface ClaimState {
   readonly conversion?: AppFeeClaimOpenedData['conversion'];
 }
 
+/** A sponsored request's hold: taken before its fill, then paid (the fill succeeded) or released (it did not). */
+export interface SponsorHold {
+  readonly amount: string;
+  readonly status: 'held' | 'paid' | 'released';
+}
+
 /**
  * One app-fee recipient's account. Amounts are USDC units as decimal strings (the state is stored as JSON by the
- * `app-fee-balances` projection); the available balance is `accrued − reserved − withdrawn` and never negative.
+ * `app-fee-balances` projection); the available balance is `accrued − reserved − withdrawn − sponsored − held` and never negative.
  */
 export interface AppFeeAccountState {
   readonly accrued: string;
@@ -55,6 +63,10 @@ export interface AppFeeAccountState {
   readonly sponsoredRequestIds: readonly string[];
   /** The requests revenue share was credited for (once each; the amounts are in `accrued`). */
   readonly revenueShareRequestIds?: readonly string[];
+  /** Held for sponsored requests being filled (absent on states folded before holds existed: 0). */
+  readonly held?: string;
+  /** Every request this account held a sponsorship for, by request id: a request is held once. */
+  readonly sponsorHolds?: Readonly<Record<string, SponsorHold>>;
   readonly claims: Readonly<Record<string, ClaimState>>;
 }
 
@@ -69,11 +81,37 @@ export const initialAppFeeAccountState: AppFeeAccountState = {
 };
 
 export function availableBalance(state: AppFeeAccountState): bigint {
-  return BigInt(state.accrued) - BigInt(state.reserved) - BigInt(state.withdrawn) - BigInt(state.sponsored);
+  return (
+    BigInt(state.accrued) -
+    BigInt(state.reserved) -
+    BigInt(state.withdrawn) -
+    BigInt(state.sponsored) -
+    BigInt(state.held ?? '0')
+  );
+}
+
+/** What `requestId`'s hold still keeps aside (0 when it has none, or it was paid or released). */
+export function heldFor(state: AppFeeAccountState, requestId: string): bigint {
+  const hold = state.sponsorHolds?.[requestId];
+  return hold?.status === 'held' ? BigInt(hold.amount) : 0n;
 }
 
 const plus = (a: string, b: string | bigint): string => (BigInt(a) + BigInt(b)).toString();
 const minus = (a: string, b: string | bigint): string => (BigInt(a) - BigInt(b)).toString();
+
+/** The hold of `requestId` in `status`, and the total held moved by `delta`. */
+function withHold(
+  state: AppFeeAccountState,
+  requestId: string,
+  status: SponsorHold['status'],
+  delta: bigint,
+  amount = state.sponsorHolds?.[requestId]?.amount ?? '0',
+): Pick<AppFeeAccountState, 'held' | 'sponsorHolds'> {
+  return {
+    held: plus(state.held ?? '0', delta),
+    sponsorHolds: { ...state.sponsorHolds, [requestId]: { amount, status } },
+  };
+}
 
 /** Pure: the account after one of its events. */
 export function evolve(state: AppFeeAccountState, event: AppFeeAccountEvent): AppFeeAccountState {
@@ -92,11 +130,24 @@ export function evolve(state: AppFeeAccountState, event: AppFeeAccountEvent): Ap
     };
   }
   if (event instanceof AppFeeSponsorshipPaid) {
+    // A held request's payment comes out of its hold; one filled before holds existed, out of the balance.
+    const hold = heldFor(state, event.sponsoredRequestId);
     return {
       ...state,
       sponsored: plus(state.sponsored, event.amount),
       sponsoredRequestIds: [...state.sponsoredRequestIds, event.sponsoredRequestId],
+      ...(hold > 0n ? withHold(state, event.sponsoredRequestId, 'paid', -hold) : {}),
     };
+  }
+  if (event instanceof AppFeeSponsorshipHeld) {
+    return {
+      ...state,
+      ...withHold(state, event.sponsoredRequestId, 'held', BigInt(event.amount), event.amount),
+    };
+  }
+  if (event instanceof AppFeeSponsorshipReleased) {
+    const hold = heldFor(state, event.sponsoredRequestId);
+    return { ...state, ...withHold(state, event.sponsoredRequestId, 'released', -hold) };
   }
   const claim = state.claims[event.claimId];
   const withClaim = (next: ClaimState, balances: Partial<AppFeeAccountState> = {}): AppFeeAccountState => ({

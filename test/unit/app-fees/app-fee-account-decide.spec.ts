@@ -217,4 +217,72 @@ describe('App-fee account decisions', () => {
         .decided[0].event,
     ).toMatchObject({ amount: '0', shortfall: '50' });
   });
+
+  describe('sponsorship holds', () => {
+    const hold = (requestId: string, amount: string): AppFeeAccountCommand => ({
+      type: 'HoldSponsorship',
+      data: { requestId, amount, at: T0 },
+    });
+    const release = (requestId: string): AppFeeAccountCommand => ({
+      type: 'ReleaseSponsorship',
+      data: { requestId, reason: 'FILL_REVERTED', at: T1 },
+    });
+    const pay = (requestId: string, amount: string): AppFeeAccountCommand => ({
+      type: 'PaySponsorship',
+      data: { requestId, amount, at: T1 },
+    });
+
+    it('holds a sponsorship the balance covers, once per request, and refuses one it does not', () => {
+      const { decided, after } = given(accrue('0xr1', '1000'))
+        .when(hold('0xs1', '600'))
+        .then('AppFeeSponsorshipHeld');
+      expect(decided[0].id).toBe(`app-fee-sponsorship-held:0xs1:${ADDRESS}`);
+      expect(availableBalance(after)).toBe(400n);
+      // A retried fill finds its hold: nothing more is taken.
+      given(accrue('0xr1', '1000'), hold('0xs1', '600')).when(hold('0xs1', '600')).then();
+      // The balance the first hold left does not cover a second request's sponsorship.
+      given(accrue('0xr1', '1000'), hold('0xs1', '600'))
+        .when(hold('0xs2', '600'))
+        .thenThrows('SPONSORSHIP_NOT_COVERED');
+      // Nor what a signed claim took aside.
+      given(accrue('0xr1', '1000'), authorize('c1'))
+        .when(hold('0xs1', '1'))
+        .thenThrows('SPONSORSHIP_NOT_COVERED');
+    });
+
+    it('a held balance is not claimable', () => {
+      const state = given(accrue('0xr1', '1000'), hold('0xs1', '1000')).state;
+      expect(() => open(state, 'c1')).toThrow(AppFeeDomainError);
+      given(accrue('0xr1', '1000'), hold('0xs1', '1000'))
+        .when(authorize('c1'))
+        .thenThrows('NOTHING_TO_CLAIM');
+    });
+
+    it('pays a held request from its hold, with no shortfall', () => {
+      const { decided, after } = given(accrue('0xr1', '1000'), hold('0xs1', '600'))
+        .when(pay('0xs1', '600'))
+        .then('AppFeeSponsorshipPaid');
+      expect(decided[0].event).toMatchObject({ amount: '600', shortfall: '0' });
+      expect(availableBalance(after)).toBe(400n);
+      expect(after).toMatchObject({ held: '0', sponsored: '600' });
+      // Paid: no release, no second payment, no new hold.
+      given(accrue('0xr1', '1000'), hold('0xs1', '600'), pay('0xs1', '600')).when(release('0xs1')).then();
+      given(accrue('0xr1', '1000'), hold('0xs1', '600'), pay('0xs1', '600')).when(pay('0xs1', '600')).then();
+      given(accrue('0xr1', '1000'), hold('0xs1', '600'), pay('0xs1', '600')).when(hold('0xs1', '600')).then();
+    });
+
+    it('releases a hold once: the balance comes back exactly once', () => {
+      const { decided, after } = given(accrue('0xr1', '1000'), hold('0xs1', '600'))
+        .when(release('0xs1'))
+        .then('AppFeeSponsorshipReleased');
+      expect(decided[0].id).toBe(`app-fee-sponsorship-released:0xs1:${ADDRESS}`);
+      expect(decided[0].event).toMatchObject({ amount: '600', reason: 'FILL_REVERTED' });
+      expect(availableBalance(after)).toBe(1000n);
+      given(accrue('0xr1', '1000'), hold('0xs1', '600'), release('0xs1')).when(release('0xs1')).then();
+      // A released request is never held again (its fill was refused; a stale attempt takes nothing).
+      given(accrue('0xr1', '1000'), hold('0xs1', '600'), release('0xs1')).when(hold('0xs1', '600')).then();
+      // Nothing held, nothing released.
+      given(accrue('0xr1', '1000')).when(release('0xs9')).then();
+    });
+  });
 });

@@ -84,6 +84,7 @@ describe('app-fee projections', () => {
       reserved: '0',
       withdrawn: '900',
       sponsored: '0',
+      held: '0',
       available: '0',
     });
   });
