@@ -11,7 +11,9 @@ import {
 import { FastifyOtelInstrumentation } from '@fastify/otel';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { NodeSDK } from '@opentelemetry/sdk-node';
+import { core, NodeSDK } from '@opentelemetry/sdk-node';
+import { headSampling } from './head-sampling.js';
+import { RequestStoreContextManager } from './request-store-context-manager.js';
 import { installTracer, type SpanAttributes, type Tracer } from './tracing.js';
 
 /** Probes and scrapes answer every few seconds; a trace each would bury the requests worth reading. */
@@ -29,10 +31,17 @@ export function startOpenTelemetry(env: NodeJS.ProcessEnv = process.env): NodeSD
   env.OTEL_SERVICE_NAME ??= 'ferry';
   env.OTEL_METRICS_EXPORTER ??= 'none';
   env.OTEL_LOGS_EXPORTER ??= 'none';
+  const sampling = headSampling(env);
   const sdk = new NodeSDK({
+    // The context lives in the request's store, beside its id for the logs: one AsyncLocalStorage, not two.
+    contextManager: new RequestStoreContextManager(),
+    ...(sampling ? { sampler: sampling.sampler } : {}),
     instrumentations: [
       new HttpInstrumentation({
-        ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.test(request.url ?? ''),
+        // A request not sampled is ignored from the start, as probes are: nothing but a suppressed context is made.
+        ignoreIncomingRequestHook: (request) =>
+          UNTRACED_PATHS.test(request.url ?? '') ||
+          (sampling !== undefined && !sampling.admits(request.headers.traceparent)),
         // Background loops (watchers, webhooks, the solver) start no trace of their own for each call they make.
         requireParentforOutgoingSpans: true,
       }),
@@ -41,6 +50,8 @@ export function startOpenTelemetry(env: NodeJS.ProcessEnv = process.env): NodeSD
         registerOnInitialization: true,
         // The request and its handler; a span per hook (seven per request, CORS and middie's) tells no more.
         instrumentHooks: false,
+        // Requests the HTTP instrumentation ignored (their context suppresses tracing): no request or handler span.
+        ignorePaths: () => core.isTracingSuppressed(context.active()),
         requestHook: (span, request) => span.setAttribute('ferry.x_request_id', request.id),
       }),
       // Polling loops query all the time: a query is recorded only inside a trace (a request, a projected event).

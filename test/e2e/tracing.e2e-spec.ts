@@ -151,6 +151,56 @@ describe('tracing (node --import ./dist/src/telemetry/register.js dist/src/main.
       expect(roots.map((span) => span.name)).not.toContain('GET /metrics');
       expect(roots.filter((span) => span.scope === '@opentelemetry/instrumentation-pg')).toEqual([]);
     });
+
+    it('still logs the request id of a request tracing ignores', async () => {
+      const response = await fetch(`${api!.url}/health`, { headers: { 'x-request-id': 'probe-1' } });
+      await response.text();
+      expect(response.headers.get('x-request-id')).toBe('probe-1');
+      // The line is written when the response is done; the pipe is read a moment later.
+      let line: Record<string, unknown> | undefined;
+      for (let attempt = 0; attempt < 50 && !line; attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        line = logLines(api!.sut).find((entry) => entry.reqId === 'probe-1');
+      }
+      expect(line).toMatchObject({ msg: 'request completed' });
+      expect(line).not.toHaveProperty('trace_id');
+    });
+  });
+
+  describe('sampling at OTEL_TRACES_SAMPLER_ARG=0 (decided before the instrumentations run)', () => {
+    let api: Api | undefined;
+    beforeAll(async () => {
+      api = await startApi({
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0',
+      });
+    });
+    afterAll(async () => stopApi(api));
+
+    it('records nothing of a request not sampled, and keeps its request id on its log lines', async () => {
+      receiver.spans.length = 0;
+      const { status, requestId } = await quote(api!.url);
+      expect(status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(receiver.spans).toEqual([]);
+      const lines = logLines(api!.sut).filter((line) => line.reqId === requestId);
+      expect(lines).toContainEqual(expect.objectContaining({ msg: 'request completed' }));
+      expect(lines.filter((line) => 'trace_id' in line)).toEqual([]);
+    });
+
+    it("follows a caller's sampled traceparent", async () => {
+      const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+      await (
+        await fetch(`${api!.url}/chains`, { headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } })
+      ).text();
+      const server = await receiver.waitFor(
+        (span) => span.name === 'GET /chains' && span.traceId === traceId,
+      );
+      expect(server).toMatchObject({ kind: 2, parentSpanId: '00f067aa0ba902b7' });
+    });
   });
 
   describe('without OTEL_EXPORTER_OTLP_ENDPOINT', () => {
