@@ -53,15 +53,25 @@ export interface HttpFloorFigures {
   readonly notFoundTraced: RouteFigure;
   readonly noopTraced: RouteFigure;
   readonly quoteTraced: RouteFigure;
+  /** The same with head sampling at `SAMPLED_RATIO` (`parentbased_traceidratio`). */
+  readonly notFoundSampled: RouteFigure;
+  readonly noopSampled: RouteFigure;
   /** Spans exported while traced servers ran: OTLP requests and bytes the sink read. */
   readonly exported: { readonly requests: number; readonly bytes: number };
 }
 
 /** Node options and environment of a traced server: as docs/operations.md ("Traces") starts one. */
-function traced(sink: OtlpSink): { execArgv: string[]; env: Record<string, string> } {
+function traced(sink: OtlpSink, ratio?: number): { execArgv: string[]; env: Record<string, string> } {
   const register = fileURLToPath(new URL('../src/telemetry/register.js', import.meta.url));
-  return { execArgv: ['--import', register], env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } };
+  const sampled: Record<string, string> =
+    ratio === undefined
+      ? {}
+      : { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: String(ratio) };
+  return { execArgv: ['--import', register], env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...sampled } };
 }
+
+/** The head-sampling ratio of the sampled variant (docs/operations.md, "Traces": a busy instance's setting). */
+export const SAMPLED_RATIO = 0.01;
 
 interface Server {
   readonly child: ChildProcess;
@@ -207,6 +217,25 @@ export async function runHttpFloorBench(
     scratch,
   );
   await stopServer(tracedServer);
+  const sampledServer = await startServer(
+    'ferry',
+    { ...ferryEnv, LOG_LEVEL: 'warn' },
+    traced(sink, SAMPLED_RATIO),
+  );
+  const notFoundSampled = await measure(
+    `Ferry 404 (warn, traced, ${SAMPLED_RATIO} sampled)`,
+    sampledServer,
+    '/no-such-route',
+    options,
+    scratch,
+  );
+  const noopSampled = await measure(
+    `Ferry GET /bench/noop (warn, traced, ${SAMPLED_RATIO} sampled)`,
+    sampledServer,
+    '/bench/noop',
+    options,
+    scratch,
+  ).finally(() => stopServer(sampledServer));
   const info = await startServer('ferry', { ...ferryEnv, LOG_LEVEL: 'info' });
   const notFoundInfo = await measure(
     'Ferry 404 (info, stdout a pipe)',
@@ -238,6 +267,8 @@ export async function runHttpFloorBench(
     notFoundBesideQuote,
     notFoundTraced,
     noopTraced,
+    notFoundSampled,
+    noopSampled,
     quoteTraced,
     exported: { ...sink.received },
   };

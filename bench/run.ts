@@ -2,7 +2,12 @@ import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { APPEND_WRITERS, type AppendFigures, runAppendBench } from './append.bench.js';
 import { type CatchUpFigures, runCatchUpBench } from './catch-up.bench.js';
-import { type HttpFloorFigures, type RouteFigure, runHttpFloorBench } from './http-floor.bench.js';
+import {
+  type HttpFloorFigures,
+  type RouteFigure,
+  runHttpFloorBench,
+  SAMPLED_RATIO,
+} from './http-floor.bench.js';
 import { type RebuildFigures, runRebuildBench } from './rebuild.bench.js';
 import { type RequestsHistoryFigures, runRequestsHistoryBench } from './requests-history.bench.js';
 import { measureDepositAddressScan } from './deposit-address-scan.bench.js';
@@ -776,7 +781,15 @@ async function httpFloor(
     return runHttpFloorBench(scratch, options);
   });
   const { bare, notFound, noop, health, notFoundInfo, noopInfo, quote, notFoundBesideQuote } = figures;
-  const { notFoundTraced, noopTraced, quoteTraced, exported, noopWithoutMetrics } = figures;
+  const {
+    notFoundTraced,
+    noopTraced,
+    quoteTraced,
+    exported,
+    noopWithoutMetrics,
+    notFoundSampled,
+    noopSampled,
+  } = figures;
   const ratio = (name: string, measured: number, target: number): Figure => ({
     name,
     measured,
@@ -841,6 +854,16 @@ async function httpFloor(
         TARGETS.tracingRatio,
       ),
       ratio(
+        `404 traced, head sampling at ${SAMPLED_RATIO} ÷ 404`,
+        notFoundSampled.requestsPerSecond / notFound.requestsPerSecond,
+        TARGETS.tracingRatio,
+      ),
+      ratio(
+        `no-op traced, head sampling at ${SAMPLED_RATIO} ÷ no-op`,
+        noopSampled.requestsPerSecond / noop.requestsPerSecond,
+        TARGETS.tracingRatio,
+      ),
+      ratio(
         'POST /quote/v2 traced ÷ POST /quote/v2',
         quoteTraced.requestsPerSecond / quote.requestsPerSecond,
         TARGETS.tracingRatio,
@@ -848,7 +871,7 @@ async function httpFloor(
     ],
     details: [
       ...[bare, notFound, noop, health, notFoundInfo, noopInfo, quote, notFoundBesideQuote].map(row),
-      ...[noopWithoutMetrics, notFoundTraced, noopTraced, quoteTraced].map(row),
+      ...[noopWithoutMetrics, notFoundTraced, noopTraced, notFoundSampled, noopSampled, quoteTraced].map(row),
       `Traced servers exported ${formatInteger(exported.requests)} OTLP requests, ` +
         `${formatInteger(exported.bytes / 1024)} KiB, to a sink in the benchmark process.`,
     ],
@@ -859,7 +882,9 @@ async function httpFloor(
         `${options.rounds} runs per route. Ferry runs with its projections on (as deployed) on a scratch database.`,
       'Traced: the same server started with `--import dist/src/telemetry/register.js` and ' +
         '`OTEL_EXPORTER_OTLP_ENDPOINT` set to a sink in the benchmark process (default sampler, batch processor and ' +
-        'protocol, http/protobuf), after the untraced run on the same database.',
+        'protocol, http/protobuf), after the untraced run on the same database. Sampled: the same with ' +
+        `\`OTEL_TRACES_SAMPLER=parentbased_traceidratio\` and \`OTEL_TRACES_SAMPLER_ARG=${SAMPLED_RATIO}\` (an unsampled ` +
+        'request is ignored by the instrumentations before they start, src/telemetry/head-sampling.ts).',
       'Ratios are between figures of the same run; the load generator shares the 2 cores with the server, so ' +
         'absolute req/s are lower than from another machine.',
     ],
