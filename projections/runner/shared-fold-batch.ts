@@ -28,9 +28,9 @@ export interface SharedFoldMember {
  * once and folded once; all members' rows and checkpoints are written in one transaction, the first member's states
  * sent as JSON and the others' copied from its table (`writeMembers`). The work is pipelined: while a batch is
  * being written, the next one is folded and serialised (the states it touches come from the batch before when it
- * touched them, else from the first member's table, where they are committed), and the one after that is already
- * being read. Each checkpoint row is locked (`FOR UPDATE SKIP LOCKED`) and must stand where the batch starts, as in
- * `processCheckpointedBatch`, so nothing is applied twice.
+ * touched them, else from the first member's table, where they are committed). Each checkpoint row is locked
+ * (`FOR UPDATE SKIP LOCKED`) and must stand where the batch starts, as in `processCheckpointedBatch`, so nothing
+ * is applied twice.
  *
  * Used by `rebuildProjections` (the CLI) and by the runner for generations built at start-up (`tickFold`).
  *
@@ -75,11 +75,6 @@ export async function processSharedFold(
       const contended = writing ? !(await writing) : false;
       return { processed, caughtUp: !contended, contended };
     }
-    // The next batch is read while this one is folded and the one before is written.
-    const last = batch.isEnd || batches + 1 >= maxBatches;
-    const next = last ? null : store.readAll({ from: batch.position, maxCount: batchSize });
-    // Handled here when abandoned (contention); awaiting it below still throws what it threw.
-    void next?.catch(() => undefined);
     const keys = new Set<string>();
     for (const event of batch.events) for (const key of first.projection.keysOf(event)) keys.add(key);
     const states = new Map<string, unknown>();
@@ -109,11 +104,12 @@ export async function processSharedFold(
     onBatch?.(batch.events.length);
     previous = folded;
     from = batch.position;
-    if (!next) {
+    if (batch.isEnd || batches + 1 >= maxBatches) {
       const contended = !(await writing);
       return { processed, caughtUp: batch.isEnd && !contended, contended };
     }
-    reading = next;
+    // Not read earlier (while this batch was folded): the write's round trips would then wait behind the fold.
+    reading = store.readAll({ from, maxCount: batchSize });
   }
 }
 
