@@ -44,6 +44,67 @@ export function compactRecordState(state: RequestRecordState): Json {
   return stored;
 }
 
+/** The references, shared by every stored record: `{"$c": i}` for the i-th distinct currency. */
+const refs: Record<string, number>[] = [];
+const refOf = (index: number): Record<string, number> => (refs[index] ??= { [REF_KEY]: index });
+const isRef = (value: Json): boolean => {
+  const index = isObject(value) ? value[REF_KEY] : undefined;
+  return typeof index === 'number' && refs[index] === value;
+};
+
+/**
+ * `JSON.stringify(compactRecordState(state))`, the same text, at half the cost: instead of a deep copy of the record
+ * with references in place of currencies (a few hundred objects per row, most of a rebuild's garbage), each Currency
+ * object is swapped for its reference in place, the record serialised, and every swap undone before this returns,
+ * so the state is as it was (even when serialisation throws). Nothing else runs meanwhile: it is synchronous.
+ */
+export function storedRecordJson(state: RequestRecordState): string {
+  const texts: string[] = [];
+  const indexOfText = new Map<string, number>();
+  const indexOfObject = new Map<Json, number>();
+  const undo: [Record<string, Json> | Json[], string | number, Json][] = [];
+  const reference = (currency: Json): Record<string, number> => {
+    let index = indexOfObject.get(currency);
+    if (index === undefined) {
+      const text = JSON.stringify(currency);
+      index = indexOfText.get(text);
+      if (index === undefined) {
+        index = texts.length;
+        texts.push(text);
+        indexOfText.set(text, index);
+      }
+      indexOfObject.set(currency, index);
+    }
+    return refOf(index);
+  };
+  // As `compact` walks: an object under a currency key (or in an array under one) is a currency, and not entered.
+  const swap = (holder: Record<string, Json> | Json[], slot: string | number, value: Json, key: string) => {
+    if (value === null || typeof value !== 'object' || isRef(value)) return;
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i += 1) swap(value, i, value[i], key);
+    } else if (CURRENCY_KEYS.has(key)) {
+      undo.push([holder, slot, value]);
+      (holder as Record<string | number, Json>)[slot] = reference(value);
+    } else {
+      const object = value as Record<string, Json>;
+      for (const name of Object.keys(object)) swap(object, name, object[name], name);
+    }
+  };
+  const root = state as unknown as Record<string, Json>;
+  if (!isObject(root) || CURRENCIES_KEY in root) return JSON.stringify(compactRecordState(state));
+  try {
+    for (const name of Object.keys(root)) swap(root, name, root[name], name);
+    const text = JSON.stringify(root);
+    const currencies = `"${CURRENCIES_KEY}":[${texts.join(',')}]`;
+    return text === '{}' ? `{${currencies}}` : `${text.slice(0, -1)},${currencies}}`;
+  } finally {
+    for (let i = undo.length - 1; i >= 0; i -= 1) {
+      const [holder, slot, value] = undo[i];
+      (holder as Record<string | number, Json>)[slot] = value;
+    }
+  }
+}
+
 /**
  * Puts the currencies back in place of their references in `value` (a stored record or a part of one, e.g.
  * `state->'v3'`), given the stored record's `$currencies`. Each reference is replaced in its own place, so the
@@ -87,5 +148,6 @@ export function expandV3Record(record: Json, currencies: Json): RequestV3 {
 /** How requests-v3 and requests-v2 store the shared fold's state. */
 export const requestRecordCodec: StateCodec<RequestRecordState> = {
   encode: compactRecordState,
+  serialize: storedRecordJson,
   decode: expandRecordState,
 };

@@ -49,6 +49,9 @@ export async function createProjectionTable(
       .map((c) => `, ${c}`)
       .join('')})`,
   );
+  // No planner statistics of the states: nothing filters on them, and ANALYZE would detoast a sample of them
+  // (about a second of a rebuild's indexing phase for request records).
+  await sql.query(`ALTER TABLE ${qualify(table, schema)} ALTER COLUMN state SET STATISTICS 0`);
 }
 
 /** The names a projection's secondary indexes get on one generation's table. */
@@ -134,12 +137,8 @@ async function supportsLz4(sql: SqlExecutor): Promise<boolean> {
 }
 
 /**
- * Writes row states: one set-based upsert for the changed rows and one delete for the removed ones. The rows travel
- * as ONE JSON parameter read by `jsonb_to_recordset`: each state is serialised once, inside the document, instead of
- * once as JSON and again as an escaped element of a PostgreSQL array literal per column (measured: about twice the
- * rows per second for request records, bench/RESULTS.md). The document is parsed once, as `jsonb`, and each state
- * taken from it as it is (`json_to_recordset` lexes the document, then parses every state again into `jsonb`: a
- * third more server CPU per request row). States are stored in the projection's `codec` form.
+ * Writes row states: one set-based upsert for the changed rows and one delete for the removed ones
+ * (`prepareRows`, then `executeRows`).
  */
 export async function writeRows(
   sql: SqlExecutor,
@@ -147,19 +146,46 @@ export async function writeRows(
   qualifiedTable: string,
   upserts: ReadonlyMap<string, unknown>,
   deletes: ReadonlySet<string>,
-  options: {
-    /**
-     * A table that already holds these very states under the same ids (a projection sharing this one's fold,
-     * written first in the same transaction): the states are copied from it, already parsed and compressed, and
-     * only this projection's columns travel.
-     */
-    readonly stateFrom?: string;
-  } = {},
+  options: PrepareRowsOptions = {},
 ): Promise<void> {
-  if (deletes.size > 0) {
-    await sql.query(`DELETE FROM ${qualifiedTable} WHERE id = ANY($1::text[])`, [[...deletes]]);
-  }
-  if (upserts.size === 0) return;
+  await executeRows(sql, prepareRows(projection, qualifiedTable, upserts, deletes, options));
+}
+
+export interface PrepareRowsOptions {
+  /**
+   * A table that already holds these very states under the same ids (a projection sharing this one's fold,
+   * written first in the same transaction): the states are copied from it, already parsed and compressed, and
+   * only this projection's columns travel.
+   */
+  readonly stateFrom?: string;
+}
+
+/** One table's row changes of a batch, serialised and ready to send (`executeRows`). */
+export interface PreparedRows {
+  readonly table: string;
+  readonly deletes: readonly string[];
+  readonly upsert: { readonly text: string; readonly document: string; readonly rows: number } | null;
+  readonly stateFrom?: string;
+}
+
+/**
+ * Serialises row states for `executeRows`; pure, so a pipeline can do it while the batch before is being written.
+ * The rows travel as ONE JSON document read by `jsonb_to_recordset`: each state is serialised once, inside the
+ * document, instead of once as JSON and again as an escaped element of a PostgreSQL array literal per column
+ * (measured: about twice the rows per second for request records, bench/RESULTS.md). The document is parsed once, as
+ * `jsonb`, and each state taken from it as it is (`json_to_recordset` lexes the document, then parses every state
+ * again into `jsonb`: a third more server CPU per request row). States are stored in the projection's `codec` form,
+ * written as text by the codec's `serialize` when it has one; the document is assembled from those texts.
+ */
+export function prepareRows(
+  projection: Projection,
+  qualifiedTable: string,
+  upserts: ReadonlyMap<string, unknown>,
+  deletes: ReadonlySet<string>,
+  options: PrepareRowsOptions = {},
+): PreparedRows {
+  const prepared = { table: qualifiedTable, deletes: [...deletes], stateFrom: options.stateFrom };
+  if (upserts.size === 0) return { ...prepared, upsert: null };
   const columns = projection.columns.map((column) => identifier(column.name));
   const names = ['id', 'state', ...columns];
   const definitions = [
@@ -167,29 +193,44 @@ export async function writeRows(
     ...(options.stateFrom ? [] : ['state jsonb']),
     ...projection.columns.map((column) => `${identifier(column.name)} ${SQL_TYPE[column.type]}`),
   ];
-  const rows: Record<string, unknown>[] = [];
-  const encode = projection.codec
-    ? (state: unknown) => projection.codec!.encode(state)
-    : (state: unknown) => state;
+  const { codec } = projection;
+  const serialize = codec?.serialize
+    ? (state: unknown) => codec.serialize!(state)
+    : (state: unknown) => JSON.stringify(codec ? codec.encode(state) : state);
+  const rows: string[] = [];
   for (const [id, state] of upserts) {
-    const row: Record<string, unknown> = options.stateFrom ? { id } : { id, state: encode(state) };
+    const row: Record<string, unknown> = { id };
     for (const column of projection.columns) row[column.name] = toJsonValue(column.type, column.value(state));
-    rows.push(row);
+    const text = JSON.stringify(row);
+    rows.push(options.stateFrom ? text : `{"state":${serialize(state)},${text.slice(1)}`);
   }
   const source = options.stateFrom
     ? `jsonb_to_recordset($1::jsonb) AS u(${definitions.join(', ')}) JOIN ${options.stateFrom} AS s ON s.id = u.id`
     : `jsonb_to_recordset($1::jsonb) AS u(${definitions.join(', ')})`;
   const selects = ['u.id', options.stateFrom ? 's.state' : 'u.state', ...columns.map((name) => `u.${name}`)];
   const updates = names.slice(1).map((name) => `${name} = excluded.${name}`);
-  const { rowCount } = await sql.query(
-    `INSERT INTO ${qualifiedTable} (${names.join(', ')})
+  return {
+    ...prepared,
+    upsert: {
+      text: `INSERT INTO ${qualifiedTable} (${names.join(', ')})
      SELECT ${selects.join(', ')} FROM ${source}
      ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}`,
-    [JSON.stringify(rows)],
-  );
-  if (options.stateFrom && rowCount !== upserts.size) {
+      document: `[${rows.join(',')}]`,
+      rows: upserts.size,
+    },
+  };
+}
+
+/** Sends what `prepareRows` made: the delete, then the upsert. */
+export async function executeRows(sql: SqlExecutor, prepared: PreparedRows): Promise<void> {
+  if (prepared.deletes.length > 0) {
+    await sql.query(`DELETE FROM ${prepared.table} WHERE id = ANY($1::text[])`, [prepared.deletes]);
+  }
+  if (!prepared.upsert) return;
+  const { rowCount } = await sql.query(prepared.upsert.text, [prepared.upsert.document]);
+  if (prepared.stateFrom && rowCount !== prepared.upsert.rows) {
     throw new Error(
-      `${qualifiedTable}: ${upserts.size - (rowCount ?? 0)} states were missing from ${options.stateFrom}`,
+      `${prepared.table}: ${prepared.upsert.rows - (rowCount ?? 0)} states were missing from ${prepared.stateFrom}`,
     );
   }
 }

@@ -9,7 +9,13 @@ import type { Projection } from '../projection.js';
 import { foldBatch, type FoldResult } from './apply-events.js';
 import type { BatchResult } from './checkpointed-batch.js';
 import { readCheckpoint } from './projection-registry.js';
-import { generationTable, loadStates, writeRows } from './projection-table.js';
+import {
+  executeRows,
+  generationTable,
+  loadStates,
+  prepareRows,
+  type PreparedRows,
+} from './projection-table.js';
 
 export interface SharedFoldMember {
   readonly projection: Projection;
@@ -20,11 +26,11 @@ export interface SharedFoldMember {
  * Batches for generations of projections that share a fold (`Projection.fold`: same keys, same `evolve`, same
  * state), being built together, from where their checkpoints stand until the end of the log. Each batch is read
  * once and folded once; all members' rows and checkpoints are written in one transaction, the first member's states
- * sent as JSON and the others' copied from its table (`writeMembers`). The
- * work is pipelined: while a batch is being written, the next one is read and folded (the states it touches come
- * from the batch before when it touched them, else from the first member's table, where they are committed). Each
- * checkpoint row is locked (`FOR UPDATE SKIP LOCKED`) and must stand where the batch starts, as in
- * `processCheckpointedBatch`, so nothing is applied twice.
+ * sent as JSON and the others' copied from its table (`writeMembers`). The work is pipelined: while a batch is
+ * being written, the next one is folded and serialised (the states it touches come from the batch before when it
+ * touched them, else from the first member's table, where they are committed). Each checkpoint row is locked
+ * (`FOR UPDATE SKIP LOCKED`) and must stand where the batch starts, as in `processCheckpointedBatch`, so nothing
+ * is applied twice.
  *
  * Used by `rebuildProjections` (the CLI) and by the runner for generations built at start-up (`tickFold`).
  *
@@ -86,12 +92,14 @@ export async function processSharedFold(
       states.set(key, state);
     }
     const folded = foldBatch(first.projection, states, batch.events);
+    // Serialised while the batch before is still being written: only sending waits for it.
+    const rows = keys.size > 0 ? prepareMembers(members, folded) : [];
     // The batch before must be committed before this one starts: its checkpoint is where this one's stands.
     if (writing && !(await writing)) {
       return { processed, caughtUp: false, contended: true };
     }
     const start = from;
-    writing = writeMembers(db, members, start, batch, folded, keys.size > 0);
+    writing = writeMembers(db, members, start, batch, rows);
     processed += batch.events.length;
     onBatch?.(batch.events.length);
     previous = folded;
@@ -100,25 +108,40 @@ export async function processSharedFold(
       const contended = !(await writing);
       return { processed, caughtUp: batch.isEnd && !contended, contended };
     }
+    // Not read earlier (while this batch was folded): the write's round trips would then wait behind the fold.
     reading = store.readAll({ from, maxCount: batchSize });
   }
 }
 
 /**
- * The members' rows and checkpoints for one batch, in one transaction: the first member's rows as usual, the
- * others' with their states copied from the first's table (already parsed and compressed: the same states by
- * definition of a shared fold). Resolves false, writing nothing, when a checkpoint had moved or is locked.
+ * The members' rows of one batch: the first member's as usual, the others' with their states copied from the
+ * first's table (already parsed and compressed: the same states by definition of a shared fold).
+ */
+function prepareMembers(members: readonly SharedFoldMember[], folded: FoldResult): PreparedRows[] {
+  const source = generationTable(members[0].projection, members[0].generation);
+  return members.map((member, index) =>
+    prepareRows(
+      member.projection,
+      generationTable(member.projection, member.generation),
+      folded.upserts,
+      folded.deletes,
+      { stateFrom: index === 0 ? undefined : source },
+    ),
+  );
+}
+
+/**
+ * The members' rows (`prepareMembers`, none when the batch touched no row) and checkpoints for one batch, in one
+ * transaction. Resolves false, writing nothing, when a checkpoint had moved or is locked.
  */
 function writeMembers(
   db: Database,
   members: readonly SharedFoldMember[],
   from: Position,
   batch: { readonly events: readonly RecordedEvent[]; readonly position: Position },
-  folded: FoldResult,
-  touched: boolean,
+  rows: readonly PreparedRows[],
 ): Promise<boolean> {
   const last = batch.events[batch.events.length - 1];
-  const source = generationTable(members[0].projection, members[0].generation);
   return db.transaction(async (tx) => {
     for (const member of members) {
       const { rows } = await tx.query<{ commit_position: bigint; prepare_position: bigint }>(
@@ -135,12 +158,7 @@ function writeMembers(
       }
     }
     for (const [index, member] of members.entries()) {
-      if (touched) {
-        const table = generationTable(member.projection, member.generation);
-        await writeRows(tx, member.projection, table, folded.upserts, folded.deletes, {
-          stateFrom: index === 0 ? undefined : source,
-        });
-      }
+      if (rows[index]) await executeRows(tx, rows[index]);
       await tx.query(
         `UPDATE projection_checkpoints
             SET commit_position = $3, prepare_position = $4, events_processed = events_processed + $5,

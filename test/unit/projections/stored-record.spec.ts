@@ -7,6 +7,7 @@ import {
   CURRENCIES_KEY,
   expandRecordState,
   expandV3Record,
+  storedRecordJson,
 } from '../../../projections/requests/stored-record.js';
 import type { RequestCommand } from '../../../src/requests/domain/request-decide.js';
 import { sampleQuote } from '../../../src/requests/domain/sample-requests.js';
@@ -60,5 +61,32 @@ describe(compactRecordState.name, () => {
   it('refuses a reference to a currency the row lacks', () => {
     const stored = roundTrip(compactRecordState(records[1][1])) as Record<string, unknown>;
     expect(() => expandRecordState({ ...stored, [CURRENCIES_KEY]: [{}] })).toThrow('lacks');
+  });
+});
+
+describe(storedRecordJson.name, () => {
+  it.each(records)('writes a %s record as the text of its compacted copy', (_, record) => {
+    expect(storedRecordJson(record)).toBe(JSON.stringify(compactRecordState(record)));
+    const parsed = roundTrip(record) as RequestRecordState;
+    expect(storedRecordJson(parsed)).toBe(JSON.stringify(compactRecordState(parsed)));
+  });
+
+  it('leaves the state as it was, objects shared within it included', () => {
+    const record = roundTrip(records[1][1]) as RequestRecordState & Record<string, unknown>;
+    // One Amount object in two places, one Currency object in several: each swapped once, each put back.
+    const amount = { amount: '1', currency: record.currencyIn, amountUsd: '1' };
+    const sut = { ...record, extra: { first: amount, second: [amount, { currencyOut: record.currencyIn }] } };
+    const before = JSON.stringify(sut);
+    expect(storedRecordJson(sut)).toBe(JSON.stringify(compactRecordState(sut)));
+    expect(JSON.stringify(sut)).toBe(before);
+    expect(sut.extra.first.currency).toBe(record.currencyIn);
+  });
+
+  it('puts every currency back when serialisation throws', () => {
+    const record = roundTrip(records[1][1]) as RequestRecordState & Record<string, unknown>;
+    const before = JSON.stringify(record);
+    const sut = { ...record, broken: 1n };
+    expect(() => storedRecordJson(sut)).toThrow(TypeError);
+    expect(JSON.stringify({ ...sut, broken: undefined })).toBe(before);
   });
 });
