@@ -9,6 +9,7 @@ import { parseRequestsV3Query } from '../src/history/requests-v3.query.js';
 import type { RequestsV3QueryDto } from '../src/history/requests-v3.query.dto.js';
 import { apiKeysFor, benchConfig, startBenchApp } from './bench-app.js';
 import { measureLatency, measureThroughput } from './http-load.js';
+import type { ThroughputResult } from './http-load-worker.js';
 import {
   checkSampleFolds,
   compareProjectionRows,
@@ -40,8 +41,9 @@ import {
  *  2. a sample of the rows it wrote compared, column by column, with the rows the generator's templates make;
  *  3. query latency: the real app on that database (projections not running, nothing else competing) answering ten
  *     typical `GET /requests/v3` queries over HTTP, interleaved round by round over one keep-alive connection;
- *  4. throughput: the cheapest of them and a bare route of the same app (`GET /bench/noop`), each driven by
- *     concurrent keep-alive connections for a fixed time, alternating.
+ *  4. throughput (issue 14 goal 4): the cheapest of them and the default listing (`?limit=20`) against Ferry's
+ *     cheapest routes in the same app (the 404 and `GET /bench/noop`), each driven by concurrent keep-alive
+ *     connections for a fixed time, alternating.
  * The HTTP client runs in a worker thread (`http-load-worker.ts`).
  */
 
@@ -54,7 +56,7 @@ export interface RequestsHistoryOptions {
   /** Measured requests of each query (≥ 200). */
   readonly rounds: number;
   readonly connections: number;
-  /** Seconds per throughput run (two runs each of the query and of the bare route, alternating). */
+  /** Seconds per throughput run (two runs each of the two queries, the 404 and the no-op route, alternating). */
   readonly throughputSeconds: number;
 }
 
@@ -96,15 +98,28 @@ export interface RequestsHistoryFigures {
   readonly queries: readonly QueryFigure[];
   readonly rounds: number;
   readonly throughput: {
-    readonly query: string;
     readonly connections: number;
     readonly seconds: number;
-    readonly queryPerSecond: number;
-    readonly noopPerSecond: number;
-    readonly ratio: number;
-    readonly queryP99Ms: number;
-    readonly noopP99Ms: number;
+    /** Ferry's cheapest routes in the same run: the 404 of an unknown route and `GET /bench/noop`. */
+    readonly notFound: RouteRate;
+    readonly noop: RouteRate;
+    /** The cheapest of the ten queries (lowest p50), and the default listing (`?limit=20`, issue 14's table). */
+    readonly cheapest: HistoryRate;
+    readonly defaultListing: HistoryRate;
   };
+}
+
+export interface RouteRate {
+  readonly path: string;
+  readonly perSecond: number;
+  readonly p99Ms: number;
+}
+
+export interface HistoryRate extends RouteRate {
+  readonly name: string;
+  /** ÷ the 404 and ÷ the no-op route (issue 14 goal 4: ≥ 0.3). */
+  readonly ratioToNotFound: number;
+  readonly ratioToNoop: number;
 }
 
 const V3 = requestsV3Projection as Projection;
@@ -244,11 +259,77 @@ async function deepContinuation(
 const toPath = (query: Record<string, string>) =>
   `/requests/v3${Object.keys(query).length ? `?${new URLSearchParams(query).toString()}` : ''}`;
 
+const NOT_FOUND_PATH = '/no-such-route';
+const DEFAULT_LISTING = { name: 'default listing (limit=20)', path: '/requests/v3?limit=20' };
+
+/**
+ * Throughput of the cheapest query and of the default listing against Ferry's cheapest routes (the 404 and
+ * `GET /bench/noop`), each driven by concurrent keep-alive connections for a fixed time; the four routes alternate,
+ * two runs each, and each figure is the median of its runs.
+ */
+async function measureHistoryThroughput(
+  baseUrl: string,
+  headers: Record<string, string>,
+  options: RequestsHistoryOptions,
+  cheapest: QueryFigure,
+): Promise<RequestsHistoryFigures['throughput']> {
+  const routes = [
+    { path: NOT_FOUND_PATH, status: 404 },
+    { path: '/bench/noop', status: 200 },
+    { path: cheapest.path, status: 200 },
+    { path: DEFAULT_LISTING.path, status: 200 },
+  ];
+  write(
+    `  throughput: ${options.connections} keep-alive connections, ${options.throughputSeconds} s per run, ` +
+      `"${cheapest.name}", the default listing, the 404 and GET /bench/noop alternating, two runs each…`,
+  );
+  const job = { baseUrl, headers, connections: options.connections, warmupMs: 1_000 };
+  const runs = routes.map(() => [] as ThroughputResult[]);
+  for (let round = 0; round < 2; round += 1) {
+    for (const [index, route] of routes.entries()) {
+      const run = await measureThroughput({
+        ...job,
+        path: route.path,
+        durationMs: options.throughputSeconds * 1000,
+      });
+      // `failures` counts answers other than 200: every one for the 404, none for the others.
+      if (run.failures !== (route.status === 404 ? run.requests : 0)) {
+        throw new Error(`Throughput run of ${route.path}: answers other than ${route.status}`);
+      }
+      runs[index].push(run);
+    }
+  }
+  const [notFound, noop, query, listing] = routes.map((route, index): RouteRate => ({
+    path: route.path,
+    perSecond: median(runs[index].map((run) => run.requestsPerSecond)),
+    p99Ms: percentile(
+      runs[index].flatMap((run) => run.ms),
+      99,
+    ),
+  }));
+  const history = (rate: RouteRate, name: string): HistoryRate => ({
+    ...rate,
+    name,
+    ratioToNotFound: rate.perSecond / notFound.perSecond,
+    ratioToNoop: rate.perSecond / noop.perSecond,
+  });
+  return {
+    connections: options.connections,
+    seconds: options.throughputSeconds,
+    notFound,
+    noop,
+    cheapest: history(query, cheapest.name),
+    defaultListing: history(listing, DEFAULT_LISTING.name),
+  };
+}
+
 export async function runRequestsHistoryBench(
   scratch: ScratchDatabase,
   options: RequestsHistoryOptions,
 ): Promise<RequestsHistoryFigures> {
-  const config = benchConfig(scratch.url);
+  // Nothing but the queries runs in the app: projections and webhooks are off (benchConfig), and so is the app-fee
+  // accrual, which would otherwise fold the whole generated log in the background while the queries are timed.
+  const config = benchConfig(scratch.url, { APP_FEES_RUN: 'false' });
   const keys = apiKeysFor(scratch.db, config);
   const own = await keys.create({ label: 'bench: history reader', rateLimitPerMinute: 1_000_000 });
   const others = await Promise.all(
@@ -403,44 +484,16 @@ export async function runRequestsHistoryBench(
     }
 
     const cheapest = figures.reduce((best, figure) => (figure.p50Ms < best.p50Ms ? figure : best));
-    write(
-      `  throughput: ${options.connections} keep-alive connections, ${options.throughputSeconds} s per run, ` +
-        `"${cheapest.name}" and GET /bench/noop alternating, two runs each…`,
-    );
-    const job = { baseUrl: app.baseUrl, headers, connections: options.connections, warmupMs: 1_000 };
-    const durationMs = options.throughputSeconds * 1000;
-    const noopRuns = [];
-    const queryRuns = [];
-    for (let round = 0; round < 2; round += 1) {
-      noopRuns.push(await measureThroughput({ ...job, path: '/bench/noop', durationMs }));
-      queryRuns.push(await measureThroughput({ ...job, path: cheapest.path, durationMs }));
+    const throughput = await measureHistoryThroughput(app.baseUrl, headers, options, cheapest);
+    const show = (rate: RouteRate) =>
+      `${formatInteger(rate.perSecond)} requests/s (p99 ${formatMs(rate.p99Ms)})`;
+    for (const rate of [throughput.cheapest, throughput.defaultListing]) {
+      write(
+        `    "${rate.name}" ${show(rate)}: ÷ 404 ${rate.ratioToNotFound.toFixed(3)}, ` +
+          `÷ no-op ${rate.ratioToNoop.toFixed(3)}`,
+      );
     }
-    for (const run of [...noopRuns, ...queryRuns]) {
-      if (run.failures > 0) throw new Error(`Throughput run: ${run.failures} answers were not 200`);
-    }
-    const noopPerSecond = median(noopRuns.map((run) => run.requestsPerSecond));
-    const queryPerSecond = median(queryRuns.map((run) => run.requestsPerSecond));
-    const throughput = {
-      query: cheapest.name,
-      connections: options.connections,
-      seconds: options.throughputSeconds,
-      queryPerSecond,
-      noopPerSecond,
-      ratio: queryPerSecond / noopPerSecond,
-      queryP99Ms: percentile(
-        queryRuns.flatMap((run) => run.ms),
-        99,
-      ),
-      noopP99Ms: percentile(
-        noopRuns.flatMap((run) => run.ms),
-        99,
-      ),
-    };
-    write(
-      `    "${cheapest.name}" ${formatInteger(queryPerSecond)} requests/s (p99 ${formatMs(throughput.queryP99Ms)}), ` +
-        `GET /bench/noop ${formatInteger(noopPerSecond)} requests/s (p99 ${formatMs(throughput.noopP99Ms)}): ` +
-        `ratio ${throughput.ratio.toFixed(3)}`,
-    );
+    write(`    404 ${show(throughput.notFound)}, GET /bench/noop ${show(throughput.noop)}`);
 
     return {
       seeded,

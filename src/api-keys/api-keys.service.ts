@@ -87,6 +87,20 @@ interface ApiKeyRow {
 const COLUMNS = `id, label, key_prefix, rate_limit_per_minute, fee_sponsorship_enabled, sponsor_address, webhook_url,
   webhook_headers, created_at, revoked_at, webhook_disabled_at, webhook_disabled_reason, kyb_verified,
   revenue_share_address`;
+/** What `toAuthenticated` reads. */
+type AuthenticatedRow = Pick<
+  ApiKeyRow,
+  | 'id'
+  | 'label'
+  | 'key_prefix'
+  | 'rate_limit_per_minute'
+  | 'fee_sponsorship_enabled'
+  | 'sponsor_address'
+  | 'kyb_verified'
+  | 'revenue_share_address'
+>;
+const AUTHENTICATED_COLUMNS = `id, label, key_prefix, rate_limit_per_minute, fee_sponsorship_enabled, sponsor_address,
+  kyb_verified, revenue_share_address`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -151,9 +165,11 @@ export class ApiKeysService {
    */
   async authenticate(presentedKey: string): Promise<AuthenticatedApiKey | null> {
     if (!looksLikeApiKey(presentedKey)) return null;
-    const { rows } = await this.db.query<ApiKeyRow>(
-      `SELECT ${COLUMNS} FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL`,
+    const { rows } = await this.db.query<AuthenticatedRow>(
+      `SELECT ${AUTHENTICATED_COLUMNS} FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL`,
       [hashApiKey(this.secrets.hashKey, presentedKey)],
+      // Every keyed request runs it: prepared once per connection, only the columns a request needs.
+      { name: 'ferry_authenticate_api_key' },
     );
     return rows[0] ? toAuthenticated(rows[0]) : null;
   }
@@ -295,7 +311,7 @@ export class ApiKeysService {
   }
 }
 
-function toAuthenticated(row: ApiKeyRow): AuthenticatedApiKey {
+function toAuthenticated(row: AuthenticatedRow): AuthenticatedApiKey {
   return {
     id: row.id,
     label: row.label,

@@ -190,7 +190,7 @@ describe(parseRequestsV3Query.name, () => {
     ]);
   });
 
-  it('compiles to one parameterised statement per page, with the keyset after the filters', async () => {
+  it('compiles to one parameterised statement per page, with the keyset after the filters and the page size in its text', async () => {
     const base = await parse({ chainId: '10', features: 'app_fees', amountUsdMin: '5', sortBy: 'amountUsd' });
     const token = encodeContinuation({ value: '12.5', id: '0xab' }, base.digest);
     const sut = listSql({
@@ -208,9 +208,9 @@ describe(parseRequestsV3Query.name, () => {
     expect(sut.text.replace(/\s+/g, ' ')).toContain(
       'WHERE listed AND (origin_chain_id = ANY($1::bigint[]) OR destination_chain_id = ANY($1::bigint[])) ' +
         'AND amount_usd >= $2::numeric AND features @> $3::text[] AND (amount_usd, id) > ($4::numeric, $5::text) ' +
-        'ORDER BY amount_usd ASC, id ASC LIMIT $6::integer',
+        'ORDER BY amount_usd ASC, id ASC LIMIT 21',
     );
-    expect(sut.params).toEqual([['10'], '5', ['app_fees'], '12.5', '0xab', 21]);
+    expect(sut.params).toEqual([['10'], '5', ['app_fees'], '12.5', '0xab']);
     expect(countSql(base).text).toBe(
       'SELECT count(*) AS total FROM requests_v3 WHERE listed AND (origin_chain_id = ANY($1::bigint[]) OR ' +
         'destination_chain_id = ANY($1::bigint[])) AND amount_usd >= $2::numeric AND features @> $3::text[]',
