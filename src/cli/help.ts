@@ -1,11 +1,19 @@
 import { HELP_OPTION, type OptionSpec, optionSynopsis } from './command-line.js';
 import { type CliCommand, commands } from './commands/index.js';
 
-/** The exit codes every command shares; `projections:audit` adds 2. */
+/** The exit code of a command that changes data, refused because the database lacks migrations of this version. */
+export const SCHEMA_BEHIND = 3;
+
+const SCHEMA_BEHIND_MEANING =
+  'the database lacks migrations of this version: nothing was changed (run db:migrate)';
+
+/** The exit codes every command shares; `projections:audit` adds 2, commands that change data 3. */
 export const EXIT_CODES: Readonly<Record<number, string>> = {
   0: 'done',
   1: 'a usage error (unknown command or option, missing argument), a configuration error, or the command failed',
   2: 'projections:audit found differences between the live rows and a rebuild',
+  [SCHEMA_BEHIND]:
+    'a command that changes data refused to run: the database lacks migrations of this version (run db:migrate)',
 };
 
 /** The help text: every command on one line, then the exit codes. */
@@ -36,7 +44,8 @@ export function usageLines(): string[] {
     ...columns(Object.entries(EXIT_CODES)),
     '',
     'Configuration comes from the environment (DATABASE_URL, EVENTSTORE_URL, ENVIRONMENT, ...), as for the server.',
-    'Read-only commands never migrate the database; db:migrate does, and so do commands that change data.',
+    'Only db:migrate migrates the database. Read-only commands read it as it is (with a note when migrations are',
+    'pending); commands that change data refuse to run (exit code 3) until db:migrate has applied them.',
   ];
 }
 
@@ -70,6 +79,7 @@ export function commandHelpLines(command: CliCommand): string[] {
     0: EXIT_CODES[0],
     1: 'a usage error, a configuration error, or the command failed',
   };
+  if (command.database === 'write') codes[SCHEMA_BEHIND] = SCHEMA_BEHIND_MEANING;
   for (const [code, meaning] of Object.entries(command.exitCodes ?? {})) {
     codes[Number(code)] = codes[Number(code)] ? `${codes[Number(code)]}; or ${meaning}` : meaning;
   }
@@ -79,7 +89,7 @@ export function commandHelpLines(command: CliCommand): string[] {
     command.database === 'read'
       ? 'Reads the database as it is: never migrates it.'
       : command.database === 'write'
-        ? 'Applies pending migrations first, as the server does on start.'
+        ? 'Changes data: never migrates the database, and refuses to run while migrations are pending (db:migrate).'
         : 'Opens the database without migrating it; migrations are what it is about.',
   );
   return lines;

@@ -7,14 +7,15 @@ import type { EventStore } from '../event-store/event-store.js';
 import { openEventStore } from '../event-store/open-event-store.js';
 import { asksForHelp } from './command-line.js';
 import { type CliCommand, parseCommandArgs, resolveCommand } from './commands/index.js';
-import { commandHelpLines, usageLines } from './help.js';
+import { commandHelpLines, SCHEMA_BEHIND, usageLines } from './help.js';
 import type { CliOutput } from './output.js';
 
 /**
  * The operator and auditor CLI: `npm run cli -- <command> [args]` (`group:verb`, or `group verb`). Parses argv with
- * the one parser (each command declares its options), loads the configuration, opens the database (migrating it only
- * for commands that change data) and the event store, runs one command and always closes them. Resolves to the exit
- * code: 0 done, 1 usage or failure, 2 differences found by an audit.
+ * the one parser (each command declares its options), loads the configuration, opens the database (never migrating it:
+ * only `db:migrate` does) and the event store, runs one command and always closes them. Resolves to the exit code:
+ * 0 done, 1 usage or failure, 2 differences found by an audit, 3 a command that changes data refused to run on a
+ * database that lacks migrations of this version.
  */
 async function main(argv: readonly string[], output: CliOutput): Promise<number> {
   const [name] = argv;
@@ -46,8 +47,9 @@ async function main(argv: readonly string[], output: CliOutput): Promise<number>
   let store: EventStore | undefined;
   try {
     config = loadAppConfig(process.env);
-    db = await openDatabase(config, { migrate: command.database === 'write' });
+    db = await openDatabase(config, { migrate: false });
     if (command.database === 'read') await notePendingMigrations(db, command, output);
+    if (command.database === 'write' && !(await schemaCurrent(db, command, output))) return SCHEMA_BEHIND;
     store = openEventStore(config.eventStore, db);
     return await command.run({ config, db, store, output }, input);
   } catch (error) {
@@ -85,6 +87,22 @@ async function notePendingMigrations(db: Database, command: CliCommand, output: 
     `Note: ${pending.length} migration${pending.length === 1 ? ' is' : 's are'} pending and ${command.name} does not ` +
       'migrate; it reads the database as it is (npm run cli -- db:status, db:migrate).',
   );
+}
+
+/**
+ * A command that changes data runs only on a database with every migration of this version: it never migrates it
+ * (that would change the schema under the instances still running the previous version, in the middle of a rollout),
+ * and writing through an older schema could fail half-way. Says what to do when migrations are pending.
+ */
+async function schemaCurrent(db: Database, command: CliCommand, output: CliOutput): Promise<boolean> {
+  const { pending } = await migrationStatus(db);
+  if (pending.length === 0) return true;
+  output.err(
+    `${command.name} changes data, and the database lacks ${pending.length} migration${pending.length === 1 ? '' : 's'} ` +
+      'of this version of Ferry; nothing was changed. Apply them first: npm run cli -- db:migrate ' +
+      '(npm run cli -- db:status lists them).',
+  );
+  return false;
 }
 
 async function closeQuietly(output: CliOutput, close: () => Promise<void> | undefined): Promise<void> {

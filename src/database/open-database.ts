@@ -6,8 +6,8 @@ import { PostgresDatabase } from './postgres-database.js';
 
 export interface OpenDatabaseOptions {
   /**
-   * Apply pending migrations before returning (the server, and CLI commands that change data). False for read-only
-   * tools (`projections:status`, replays, listings): they read the schema as it is and never change it.
+   * Apply pending migrations before returning (the server). False for the CLI, where only `db:migrate` migrates: the
+   * other commands use the schema as it is (and those that change data refuse to run while migrations are pending).
    */
   readonly migrate?: boolean;
 }

@@ -188,6 +188,7 @@ export class DepositAddressJob {
     const settlement = await this.deps.journal.awaitSettled(origin, entry, {
       maxWaitMs: this.deps.settleWaitMs,
       keepGoing: () => this.deps.jobs.renew(job),
+      signal: this.deps.stopping,
     });
     if (settlement.kind === 'pending') return 'later';
     if (

@@ -173,6 +173,7 @@ export class FillJob {
     const settlement = await this.deps.journal.awaitSettled(destination, fill, {
       maxWaitMs: this.deps.settleWaitMs,
       keepGoing: () => this.deps.jobs.renew(job),
+      signal: this.deps.stopping,
       whilePending: async () => {
         if (Date.parse(facts.quote.fillDeadline) <= this.deps.clock.now().getTime()) {
           await this.cancel(destination, fill);

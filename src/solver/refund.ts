@@ -90,6 +90,7 @@ export class RefundJob {
     const settlement = await this.deps.journal.awaitSettled(origin, refund, {
       maxWaitMs: this.deps.settleWaitMs,
       keepGoing: () => this.deps.jobs.renew(job),
+      signal: this.deps.stopping,
     });
     if (settlement.kind === 'pending') return 'later';
     if (

@@ -26,6 +26,8 @@ export interface SolverJobDeps {
   readonly oracle?: OracleGateway;
   /** How long one claim waits for a sent transaction to settle before giving the job back. */
   readonly settleWaitMs: number;
+  /** Aborts when the solver stops: a job stops waiting for its sent transaction and is given back at once. */
+  readonly stopping?: AbortSignal;
 }
 
 /** Gas estimation said the transaction reverts (as opposed to an RPC that failed). */

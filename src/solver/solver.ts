@@ -96,6 +96,7 @@ export class Solver {
       clock,
       prices: options.prices,
       oracle: options.oracle,
+      stopping: this.abort.signal,
     };
     this.fills = new FillJob({ ...deps, settleWaitMs, sponsors: new SponsorHolds(store) });
     this.refunds = new RefundJob({ ...deps, settleWaitMs });
@@ -107,6 +108,7 @@ export class Solver {
       leaseMs: options.leaseMs,
       batchSize: options.batchSize,
       settleWaitMs,
+      stopping: this.abort.signal,
     });
   }
 
@@ -145,6 +147,11 @@ export class Solver {
     ];
   }
 
+  /**
+   * Stops claiming and waits for the jobs running here: a job waiting for its sent transaction stops waiting and is
+   * given back (its lease released; the journal holds the transaction for whoever takes the job next), so stopping
+   * takes one step of each job, not a block of the slowest chain.
+   */
   async stop(): Promise<void> {
     this.abort.abort();
     await Promise.all(this.loops);

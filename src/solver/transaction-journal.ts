@@ -8,6 +8,7 @@ import {
   TransactionReceiptNotFoundError,
 } from 'viem';
 import type { ChainInfo } from '../chains/chain.js';
+import { sleepUnlessAborted } from '../common/follow-loop.js';
 import type { Database, SqlExecutor } from '../database/database.js';
 import type { EvmClients } from './evm-clients.js';
 import {
@@ -262,7 +263,8 @@ export class TransactionJournal {
 
   /**
    * Polls `settle` every 100 ms until the chain decides `entry`, `whilePending` runs on each pending round (a
-   * deadline cancel), and gives up with `pending` after `maxWaitMs` or when `keepGoing` says no (a lease lost).
+   * deadline cancel), and gives up with `pending` after `maxWaitMs`, when `keepGoing` says no (a lease lost) or when
+   * `signal` aborts (the process is stopping: the entry is in the journal, whoever takes the job next settles it).
    */
   async awaitSettled(
     chain: ChainInfo,
@@ -271,6 +273,7 @@ export class TransactionJournal {
       readonly maxWaitMs: number;
       readonly keepGoing?: () => Promise<boolean>;
       readonly whilePending?: () => Promise<void>;
+      readonly signal?: AbortSignal;
     },
   ): Promise<Settlement> {
     const started = Date.now();
@@ -278,10 +281,16 @@ export class TransactionJournal {
       const settlement = await this.settle(chain, entry);
       if (settlement.kind !== 'pending') return settlement;
       await options.whilePending?.();
-      if (Date.now() - started > options.maxWaitMs || (options.keepGoing && !(await options.keepGoing()))) {
+      if (
+        options.signal?.aborted ||
+        Date.now() - started > options.maxWaitMs ||
+        (options.keepGoing && !(await options.keepGoing()))
+      ) {
         return settlement;
       }
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await (options.signal
+        ? sleepUnlessAborted(100, options.signal)
+        : new Promise((resolve) => setTimeout(resolve, 100)));
     }
   }
 

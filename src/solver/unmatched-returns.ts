@@ -31,6 +31,8 @@ export class UnmatchedReturns {
       readonly leaseMs: number;
       readonly batchSize: number;
       readonly settleWaitMs: number;
+      /** Aborts when the solver stops: a return stops waiting for its transaction and is given back. */
+      readonly stopping?: AbortSignal;
     },
   ) {}
 
@@ -92,6 +94,7 @@ export class UnmatchedReturns {
     });
     const settlement = await this.journal.awaitSettled(chain, entry, {
       maxWaitMs: this.options.settleWaitMs,
+      signal: this.options.stopping,
     });
     if (settlement.kind === 'pending') return 'later';
     if (settlement.kind === 'dropped' || settlement.entry.id !== entry.id) {

@@ -2,9 +2,10 @@ import type { Database } from '../../database/database.js';
 import type { CliOutput } from '../output.js';
 
 /**
- * `db:migrate`: applies the pending migrations (one instance at a time on PostgreSQL) and names each. The server
- * migrates on start as well; this is for operators who migrate before rolling out, and for read-only tools, which
- * never migrate. Exit code 0 (a failed migration is rolled back and exits 1 with its error).
+ * `db:migrate`: applies the pending migrations (one instance at a time on PostgreSQL) and names each: the only command
+ * that migrates (the server migrates on start as well). For operators who migrate before rolling out; the other
+ * commands never migrate, and those that change data refuse to run until this has. Exit code 0 (a failed migration is
+ * rolled back and exits 1 with its error).
  */
 export async function dbMigrateCommand(
   deps: { readonly db: Database; readonly migrate: (db: Database) => Promise<string[]> },

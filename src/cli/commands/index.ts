@@ -85,9 +85,10 @@ export interface CommandInput extends ParsedCommandLine {
 }
 
 /**
- * How a command opens the database: `read` without migrating (it reads, or writes only its own scratch, and says so
- * when migrations are pending), `write` migrated first as the server does, `admin` without migrating and without the
- * note (the `db:*` commands, which handle migrations themselves).
+ * How a command uses the database (none migrates it but `db:migrate`): `read` as it is (it reads, or writes only its
+ * own scratch, and says so when migrations are pending), `write` only once every migration of this version is applied
+ * (else exit code 3, nothing changed), `admin` as it is and without the note (the `db:*` commands, which are about
+ * migrations).
  */
 export type DatabaseUse = 'read' | 'write' | 'admin';
 
@@ -146,7 +147,7 @@ export const commands: readonly CliCommand[] = [
     name: 'db:migrate',
     usage: 'db:migrate',
     description:
-      'apply the pending migrations (the server also migrates on start; read-only commands never do)',
+      'apply the pending migrations: the only command that migrates (the server also migrates on start)',
     database: 'admin',
     run: ({ config, db, output }) =>
       dbMigrateCommand({ db, migrate: (opened) => migrateDatabase(opened, config) }, output),

@@ -3,7 +3,7 @@ import { migrationNames } from '../../../src/database/migration-status.js';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
 import { runBuiltCli } from '../../support/process.js';
 
-/** `db:status`, `db:migrate`, and read-only commands that leave an unmigrated database as it is. */
+/** `db:status`, `db:migrate`, and the other commands, which leave an unmigrated database as it is. */
 describe('the db commands of the operator CLI', () => {
   let database: TestDatabase;
   const cli = (...args: string[]) => runBuiltCli(args, { DATABASE_URL: database.url });
@@ -42,6 +42,26 @@ describe('the db commands of the operator CLI', () => {
     expect(await tables()).toEqual([]);
   });
 
+  it('commands that change data never migrate either: they refuse with exit code 3 and change nothing', async () => {
+    const job = `refund:0x${'ab'.repeat(32)}`;
+    for (const [name, ...args] of [
+      ['api-keys:create', '--label', 'behind'],
+      ['solver:retry', job],
+      ['projections:rebuild', 'requests-v3'],
+      ['webhooks:remove', 'fk_behind'],
+    ]) {
+      const run = await cli(...name.split(':'), ...args);
+      expect(run).toMatchObject({ code: 3, stdout: '' });
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^${name} changes data, and the database lacks \\d+ migrations of this version of Ferry; nothing was ` +
+            'changed\\. Apply them first: npm run cli -- db:migrate \\(npm run cli -- db:status lists them\\)\\.\\n$',
+        ),
+      );
+    }
+    expect(await tables()).toEqual([]);
+  });
+
   it('db:status lists every migration as pending, db:migrate applies them once, then all are applied', async () => {
     const names = migrationNames();
     const before = await cli('db:status');
@@ -66,6 +86,11 @@ describe('the db commands of the operator CLI', () => {
     expect(after.code).toBe(0);
     expect(JSON.parse(after.stdout)).toEqual({ applied: names, pending: [], unknown: [] });
     expect((await cli('projections:status')).stderr).toBe('');
+    // Now a command that changes data runs (and finds no such job).
+    expect(await cli('solver:retry', `refund:0x${'ab'.repeat(32)}`)).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^No failed job refund:0x/),
+    });
   });
 
   it('the listings print JSON with --json', async () => {

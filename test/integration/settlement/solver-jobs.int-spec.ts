@@ -120,5 +120,46 @@ describe('solver jobs', () => {
       const state = await db.query<{ state: string }>(`SELECT state FROM solver_jobs WHERE kind = 'fill'`);
       expect(state.rows[0].state).toBe('pending');
     });
+
+    it('stops waiting for a sent transaction when the solver stops, leaving it broadcast for the next worker', async () => {
+      const config = loadAppConfig({
+        ENVIRONMENT: 'test',
+        DATA_DIR: 'memory://stopping',
+        DEVNET_B_RPC_URL: chain.rpcUrl,
+      });
+      const destination = config.chains.chain(31338);
+      // Another key than the test above's: its held entry took the solver's next nonce and was never sent.
+      const journal = new TransactionJournal(
+        db,
+        new EvmClients(),
+        privateKeyToAccount(chain.accounts.user.privateKey),
+      );
+      await chain.setAutomine(false);
+      try {
+        const entry = await journal.record(
+          destination,
+          { to: chain.accounts.solver.address, value: 1n, data: '0x' },
+          { purpose: 'fill', jobKey: 'stopping' },
+        );
+        await journal.release(destination, entry);
+        const stopping = new AbortController();
+        setTimeout(() => stopping.abort(), 300);
+        const started = Date.now();
+        const settlement = await journal.awaitSettled(destination, entry, {
+          maxWaitMs: 30_000,
+          signal: stopping.signal,
+        });
+        expect(settlement).toEqual({ kind: 'pending' });
+        expect(Date.now() - started).toBeLessThan(5_000);
+        expect((await journal.entriesOf('stopping')).map((row) => row.state)).toEqual(['broadcast']);
+
+        // Whoever takes the job next finds it mined.
+        await chain.mine();
+        const next = await journal.awaitSettled(destination, entry, { maxWaitMs: 5_000 });
+        expect(next.kind).toBe('mined');
+      } finally {
+        await chain.setAutomine(true);
+      }
+    });
   });
 });

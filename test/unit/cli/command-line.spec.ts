@@ -105,7 +105,7 @@ describe('the commands on the one parser', () => {
     );
   });
 
-  it('says which commands migrate: none of the read-only ones', () => {
+  it('says which commands read, and that those that change data exit 3 on a database behind (none migrates)', () => {
     const reads = commands.filter((command) => command.database === 'read').map((command) => command.name);
     expect(reads).toEqual(
       expect.arrayContaining([
@@ -121,5 +121,17 @@ describe('the commands on the one parser', () => {
       ]),
     );
     expect(commands.find((command) => command.name === 'db:status')!.database).toBe('admin');
+    const create = commandHelpLines(commands.find((command) => command.name === 'api-keys:create')!).join(
+      '\n',
+    );
+    expect(create).toMatch(
+      / {2}3 {2}the database lacks migrations of this version: nothing was changed \(run db:migrate\)/,
+    );
+    expect(create).toMatch(/never migrates the database, and refuses to run while migrations are pending/);
+    const list = commandHelpLines(commands.find((command) => command.name === 'api-keys:list')!).join('\n');
+    expect(list).not.toMatch(/ {2}3 {2}/);
+    expect(usageLines().join('\n')).toMatch(
+      / {2}3 {2}a command that changes data refused to run: the database lacks migrations/,
+    );
   });
 });
