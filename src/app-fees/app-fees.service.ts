@@ -254,8 +254,8 @@ export class AppFeesService {
   }
 
   /** Drives a claim's payout (also the resumer's way back into one a crash interrupted). */
-  async pay(address: string, claim: ClaimState): Promise<PayoutOutcome> {
-    return this.treasury().pay(address, claim, this.config.appFees.payoutWaitMs);
+  async pay(address: string, claim: ClaimState, signal?: AbortSignal): Promise<PayoutOutcome> {
+    return this.treasury().pay(address, claim, this.config.appFees.payoutWaitMs, signal);
   }
 
   /** The treasury's payouts; without a key nothing is reserved or authorized, since nothing could be paid. */

@@ -82,7 +82,11 @@ export class AppFeesWorker implements OnApplicationBootstrap, BeforeApplicationS
           throw error;
         },
       );
-    for (const { state } of rows) await this.appFees.pay(state.address, state);
+    // Stopping: the claim in hand stops waiting for its payout's block, the rest wait for the next instance.
+    for (const { state } of rows) {
+      if (this.abort.signal.aborted) break;
+      await this.appFees.pay(state.address, state, this.abort.signal);
+    }
     return false;
   }
 }

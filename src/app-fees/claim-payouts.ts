@@ -37,8 +37,17 @@ export class ClaimPayouts {
     return this.journal.address;
   }
 
-  /** Drives the payout of an authorized (or submitted) claim of `address` as far as it goes within `maxWaitMs`. */
-  async pay(address: string, claim: ClaimState, maxWaitMs: number): Promise<PayoutOutcome> {
+  /**
+   * Drives the payout of an authorized (or submitted) claim of `address` as far as it goes within `maxWaitMs`, or
+   * until `signal` aborts (the process is stopping: a sent payout stays journaled and `submitted`, and the next
+   * instance's resumer settles it).
+   */
+  async pay(
+    address: string,
+    claim: ClaimState,
+    maxWaitMs: number,
+    signal?: AbortSignal,
+  ): Promise<PayoutOutcome> {
     const chain = this.chains.chain(claim.chainId);
     const key = claimJobKey(claim.claimId);
     const sent = await this.journal.inOrder(chain, async (): Promise<JournalEntry | string> => {
@@ -85,7 +94,7 @@ export class ClaimPayouts {
     });
     if (typeof sent === 'string') return this.fail(address, claim, sent, null);
 
-    const settlement = await this.journal.awaitSettled(chain, sent, { maxWaitMs });
+    const settlement = await this.journal.awaitSettled(chain, sent, { maxWaitMs, signal });
     if (settlement.kind === 'pending') return { status: 'submitted', txHash: sent.txHash };
     if (
       settlement.kind === 'dropped' ||
