@@ -663,8 +663,9 @@ async function settlement(
         `(p50, from the receipt): \`pending\` (deposit final and confirmed) ${formatMs(latency.pendingP50Ms)} ` +
         `(p99 ${formatMs(latency.pendingP99Ms)}), \`submitted\` (fill sent) ${formatMs(latency.submittedP50Ms)}, ` +
         `\`success\` ${formatMs(latency.p50Ms)}. Deposit sent → receipt p50 ${formatMs(latency.receiptP50Ms)}.`,
-      `In flight: ${throughput.requests} quotes, then ${throughput.requests} deposits sent back to back from one ` +
-        `account in ${throughput.sendSeconds.toFixed(2)} s; first success after ` +
+      `In flight: ${throughput.requests} quotes for ${throughput.senders} users, their deposits signed beforehand, ` +
+        `then sent by the users at once (each its own back to back) in ${throughput.sendSeconds.toFixed(2)} s; ` +
+        `first success after ` +
         `${throughput.firstSuccessSeconds.toFixed(2)} s, last after ${throughput.seconds.toFixed(2)} s ` +
         `(${throughput.perSecond.toFixed(1)} requests/s); per request, mined → success p50 ` +
         `${formatMs(throughput.p50Ms)}, p99 ${formatMs(throughput.p99Ms)}. Every request \`pending\` (deposits ` +
@@ -765,14 +766,16 @@ function settlementFindings({ latency, throughput, options, app }: SettlementFig
       `watcher's rounds (CHAIN_POLL_INTERVAL_MS, ${options.chainPollIntervalMs} ms) and the status read model ` +
       `(${app.projectionPollIntervalMs} ms, or woken by the appends) still wait on polls. On chains that mine on an ` +
       'interval, as `npm run devnet` does (1 s), the fill waits for its block too.',
-    `With ${throughput.requests} in flight the wallet's sending is the narrow stage: the deposits were all sent ` +
-      `after ${lastSend.toFixed(2)} s (one account, signed in this process, on the same cores), every request was ` +
-      `\`pending\` after ${throughput.allPendingSeconds.toFixed(2)} s and answered \`success\` after ` +
+    `With ${throughput.requests} in flight the users' deposits were all sent after ${lastSend.toFixed(2)} s ` +
+      `(signed beforehand, as wallets sign on their own machines); every request was \`pending\` after ` +
+      `${throughput.allPendingSeconds.toFixed(2)} s and answered \`success\` after ` +
       `${throughput.seconds.toFixed(2)} s, ${(throughput.seconds - lastSend).toFixed(2)} s after the last send. ` +
-      `The machine is the other limit (2 cores: ${settlementCpu(throughput)}). Of ${queries.toFixed(1)} queries ` +
-      `per request, ${projections.toFixed(1)} are the projections' and the solver queue's polling of the log ` +
-      '(checkpoint and registry reads, `readAll`), woken by every append of this process, each projection on its ' +
-      'own: reading the log once for all of them would be the next lever.',
+      `The machine is the limit (2 cores: ${settlementCpu(throughput)}): the app's Node process, one event loop ` +
+      'shared by the watcher, the solver, the projections and the HTTP answers, is the busiest part; fills leave ' +
+      "one solver account in nonce order, so the journal's batches are the serial stage. Of " +
+      `${queries.toFixed(1)} queries per request, ${projections.toFixed(1)} are the log's consumers reading it ` +
+      '(checkpoints, `readAll`) when woken by appends: the projections read it once for all of them, the solver ' +
+      'queue, the webhook outbox and the app-fee accrual each on their own.',
   );
   return findings;
 }

@@ -5,11 +5,12 @@ import {
   type Hash,
   type Hex,
   http,
+  keccak256,
   type PublicClient,
   type TransactionReceipt,
   type WalletClient,
 } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import type { Database } from '../src/database/database.js';
 import { DEVNET_ACCOUNTS } from '../scripts/devnet/deploy-devnet.js';
 import { startDevnets } from '../scripts/devnet/devnets.js';
@@ -32,9 +33,11 @@ import { now, percentile, type ScratchDatabase, startMachineCpu, write } from '.
  *      there: under automine the block is mined before the node answers), then `GET /intents/status/v3` every
  *      `statusPollMs` until `success`; also when `pending` (deposit final, seen by the watcher) and `submitted` (the
  *      fill sent) first answered;
- *  (b) throughput: `inFlight` quotes first, then as many deposits sent back to back from one account (explicit nonces,
- *      no waiting for receipts), every request polled from the first send until `success` (rounds 1 s apart, 10 ms once
- *      16 or fewer are open): requests ÷ time from the first deposit sent to the last `success` answered.
+ *  (b) throughput: `inFlight` quotes first (from `SENDERS` users, in turn), each user's deposits signed (explicit
+ *      nonces, fixed gas) before the clock starts, as users' wallets sign on their own machines; then the users send
+ *      at once, each its own deposits back to back (no waiting for receipts), every request polled from the first
+ *      send until `success` (rounds 1 s apart, 10 ms once 16 or fewer are open): requests ÷ time from the first
+ *      deposit sent to the last `success` answered.
  */
 
 export interface SettlementOptions {
@@ -75,9 +78,11 @@ export interface SettlementFigures {
   };
   readonly throughput: {
     readonly requests: number;
+    /** Users sending the deposits, each from its own account. */
+    readonly senders: number;
     readonly seconds: number;
     readonly perSecond: number;
-    /** Sending every deposit, back to back. */
+    /** Sending every deposit (each user its own, back to back; the users at once). */
     readonly sendSeconds: number;
     /** First deposit sent → first `success`. */
     readonly firstSuccessSeconds: number;
@@ -112,6 +117,8 @@ export interface SettlementFigures {
 }
 
 const ETH = '0x0000000000000000000000000000000000000000';
+/** (b): users sending deposits at once, each from its own account (funded on the origin chain by the bench). */
+const SENDERS = 8;
 const CHAIN_IDS = [31337, 31338] as const;
 const REQUEST_TIMEOUT_MS = 60_000;
 const DEPOSIT_GAS = 120_000n;
@@ -211,11 +218,15 @@ async function measureThroughput(
   db: Database,
   chains: readonly LocalChain[],
 ): Promise<SettlementFigures['throughput']> {
+  const senders = await wallet.fundSenders(SENDERS);
   const quotes: Quote[] = [];
   for (let i = 0; i < requests; i += 10) {
-    const batch = Array.from({ length: Math.min(10, requests - i) }, (_, j) => wallet.quote(100_000 + i + j));
+    const batch = Array.from({ length: Math.min(10, requests - i) }, (_, j) =>
+      wallet.quote(100_000 + i + j, senders[(i + j) % SENDERS].address),
+    );
     quotes.push(...(await Promise.all(batch)));
   }
+  const signed = await wallet.signDeposits(quotes, (index) => senders[index % SENDERS]);
   const machine = startMachineCpu();
   const postgresCpu = startPostgresCpu(db);
   const nodeBefore = process.cpuUsage();
@@ -226,7 +237,7 @@ async function measureThroughput(
   const startedEpoch = Date.now();
   // Polling from the start, as wallets do, so that early successes are seen while later deposits are still sent.
   const polling = wallet.waitForAll(quotes.map((quote) => quote.protocol.v2.orderId));
-  const sent = await wallet.depositAll(quotes);
+  const sent = await wallet.sendAll(signed);
   const sendSeconds = (now() - started) / 1000;
   const { succeeded, pending, submitted } = await polling;
   const last = Math.max(...succeeded);
@@ -249,6 +260,7 @@ async function measureThroughput(
     stages,
     queries: queryCounts,
     requests,
+    senders: SENDERS,
     seconds: (last - started) / 1000,
     perSecond: requests / ((last - started) / 1000),
     sendSeconds,
@@ -279,12 +291,12 @@ class Wallet {
     this.writer = createWalletClient({ transport, cacheTime: 0 });
   }
 
-  async quote(index: number): Promise<Quote> {
+  async quote(index: number, user: Address = this.account.address): Promise<Quote> {
     const response = await fetch(`${this.baseUrl}/quote/v2`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
-        user: this.account.address,
+        user,
         originChainId: CHAIN_IDS[0],
         destinationChainId: CHAIN_IDS[1],
         originCurrency: ETH,
@@ -333,26 +345,66 @@ class Wallet {
     };
   }
 
+  /** (b): `count` users of their own, each funded with 10,000 ETH on the origin chain (keys derived from their index). */
+  async fundSenders(count: number): Promise<PrivateKeyAccount[]> {
+    const senders = Array.from({ length: count }, (_, index) =>
+      privateKeyToAccount(keccak256(new TextEncoder().encode(`ferry-bench-sender-${index}`))),
+    );
+    for (const sender of senders) {
+      await this.reader.request({
+        method: 'hardhat_setBalance',
+        params: [sender.address, `0x${(10n ** 22n).toString(16)}`],
+      } as never);
+    }
+    return senders;
+  }
+
   /**
-   * (b): every deposit, back to back from one account, each with its own nonce and fixed gas (no estimates); when
-   * each send was answered.
+   * (b): each quote's deposit signed by its user (`senderOf(index)`), with the user's next nonces in quote order and
+   * fixed gas (no estimates): what each user's wallet does on its own machine before sending.
    */
-  async depositAll(quotes: readonly Quote[]): Promise<{ hash: Hash; at: number }[]> {
-    const nonce = await this.reader.getTransactionCount({
-      address: this.account.address,
-      blockTag: 'pending',
-    });
+  async signDeposits(
+    quotes: readonly Quote[],
+    senderOf: (index: number) => PrivateKeyAccount,
+  ): Promise<{ readonly sender: Address; readonly raw: Hex }[]> {
     const fees = await this.reader.estimateFeesPerGas();
-    const sent: { hash: Hash; at: number }[] = [];
+    const nonces = new Map<Address, number>();
+    const signed: { sender: Address; raw: Hex }[] = [];
     for (const [index, quote] of quotes.entries()) {
-      const hash = await this.send(deposit(quote), {
-        nonce: nonce + index,
+      const sender = senderOf(index);
+      const nonce =
+        nonces.get(sender.address) ??
+        (await this.reader.getTransactionCount({ address: sender.address, blockTag: 'pending' }));
+      nonces.set(sender.address, nonce + 1);
+      const raw = await sender.signTransaction({
+        ...deposit(quote),
+        type: 'eip1559',
+        chainId: CHAIN_IDS[0],
+        nonce,
         gas: DEPOSIT_GAS,
         maxFeePerGas: fees.maxFeePerGas * 2n,
         maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       });
-      sent.push({ hash, at: now() });
+      signed.push({ sender: sender.address, raw });
     }
+    return signed;
+  }
+
+  /** (b): the users send at once, each its own deposits in nonce order, back to back; when each send was answered. */
+  async sendAll(signed: readonly { sender: Address; raw: Hex }[]): Promise<{ hash: Hash; at: number }[]> {
+    const lanes = new Map<Address, number[]>();
+    for (const [index, { sender }] of signed.entries()) {
+      lanes.set(sender, [...(lanes.get(sender) ?? []), index]);
+    }
+    const sent = new Array<{ hash: Hash; at: number }>(signed.length);
+    await Promise.all(
+      [...lanes.values()].map(async (indexes) => {
+        for (const index of indexes) {
+          const hash = await this.writer.sendRawTransaction({ serializedTransaction: signed[index].raw });
+          sent[index] = { hash, at: now() };
+        }
+      }),
+    );
     return sent;
   }
 
@@ -400,11 +452,8 @@ class Wallet {
     }
   }
 
-  private send(
-    call: { to: Address; data: Hex; value: bigint },
-    fixed: { nonce: number; gas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | null = null,
-  ): Promise<Hash> {
-    return this.writer.sendTransaction({ account: this.account, chain: null, ...call, ...(fixed ?? {}) });
+  private send(call: { to: Address; data: Hex; value: bigint }): Promise<Hash> {
+    return this.writer.sendTransaction({ account: this.account, chain: null, ...call });
   }
 }
 
