@@ -11,7 +11,7 @@ import { DATABASE, type Database } from '../src/database/database.js';
 import { EVENT_STORE, type EventStore } from '../src/event-store/event-store.js';
 import type { Projection } from './projection.js';
 import { ProjectionRunner } from './runner/projection-runner.js';
-import { projectionStatus, type ProjectionStatus } from './runner/projection-status.js';
+import { projectionStatuses, type ProjectionStatus } from './runner/projection-status.js';
 
 export const PROJECTIONS = Symbol('Projections');
 
@@ -53,8 +53,6 @@ export class ProjectionsService implements OnApplicationBootstrap, BeforeApplica
   }
 
   status(): Promise<ProjectionStatus[]> {
-    return Promise.all(
-      this.projections.map((projection) => projectionStatus(this.db, this.store, projection)),
-    );
+    return projectionStatuses(this.db, this.store, this.projections);
   }
 }

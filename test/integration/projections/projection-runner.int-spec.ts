@@ -1,10 +1,10 @@
 import type { Database } from '../../../src/database/database.js';
 import { PostgresDatabase } from '../../../src/database/postgres-database.js';
-import type { NewEvent, RecordedEvent } from '../../../src/event-store/event-store.js';
+import type { NewEvent, Position, RecordedEvent } from '../../../src/event-store/event-store.js';
 import { PostgresEventStore } from '../../../src/event-store/postgres/postgres-event-store.js';
 import type { Projection } from '../../../projections/projection.js';
 import { ProjectionRunner } from '../../../projections/runner/projection-runner.js';
-import { projectionStatus } from '../../../projections/runner/projection-status.js';
+import { projectionStatus, projectionStatuses } from '../../../projections/runner/projection-status.js';
 import { rebuildProjection, rebuildProjections } from '../../../projections/runner/rebuild.js';
 import { streamSummariesProjection } from '../../../projections/stream-summaries/stream-summaries.projection.js';
 import { migratedDatabase, type MigratedDatabase, waitForReadable } from '../../support/postgres.js';
@@ -358,6 +358,45 @@ describe(ProjectionRunner.name, () => {
       lagEvents: 0,
       lagSeconds: 0,
     });
+  });
+
+  it('reports every projection from one registry read and the head, counting the lag only behind the head', async () => {
+    const ahead: Projection = { ...summaries, name: 'ahead', table: 'ahead_rows' };
+    const behind: Projection = { ...summaries, name: 'behind', table: 'behind_rows' };
+    const alsoBehind: Projection = { ...summaries, name: 'also-behind', table: 'also_behind_rows' };
+    const unknown: Projection = { ...summaries, name: 'never-prepared', table: 'never_rows' };
+    await store.appendToStream('s-1', events(2));
+    const sut = runnerFor(database.db, store);
+    for (const projection of [ahead, behind, alsoBehind]) {
+      await sut.prepare(projection);
+      await drain(sut, projection, database.db);
+    }
+    await store.appendToStream('s-2', events(3));
+    await drain(sut, ahead, database.db);
+    const counted: Position[] = [];
+    const counting = Object.create(store) as PostgresEventStore;
+    counting.countAfter = async (position, cap) => {
+      counted.push(position);
+      return store.countAfter(position, cap);
+    };
+    const now = new Date(Date.now() + 10_000);
+
+    const statuses = await projectionStatuses(database.db, counting, [ahead, behind, unknown, alsoBehind], {
+      now,
+    });
+
+    expect(statuses.map((status) => [status.name, status.live?.lagEvents ?? null])).toEqual([
+      ['ahead', 0],
+      ['behind', 3],
+      ['never-prepared', null],
+      ['also-behind', 3],
+    ]);
+    // The two behind share a checkpoint: counted once; the one at the head not at all.
+    expect(counted).toHaveLength(1);
+    expect(statuses[1].live?.lagSeconds).toBeGreaterThanOrEqual(9);
+    for (const [index, projection] of [ahead, behind, unknown, alsoBehind].entries()) {
+      expect(await projectionStatus(database.db, store, projection, { now })).toEqual(statuses[index]);
+    }
   });
 });
 
