@@ -30,6 +30,10 @@ export function registerStateMetrics(registry: Registry, sources: StateSources):
     .all()
     .filter((chain) => chain.vmType === 'evm' && chain.rpcUrl)
     .map((chain) => String(chain.id));
+  // The two lag gauges are collected together (prom-client asks every metric at once): one read serves both.
+  let statusRead: ReturnType<ProjectionsService['status']> | null = null;
+  const projectionStatuses = () =>
+    (statusRead ??= sources.projections.status().finally(() => (statusRead = null)));
   const gauge = (
     name: string,
     help: string,
@@ -52,7 +56,7 @@ export function registerStateMetrics(registry: Registry, sources: StateSources):
     'Events appended that the live generation has not applied',
     ['projection'],
     async (set) => {
-      for (const status of await sources.projections.status()) {
+      for (const status of await projectionStatuses()) {
         if (status.live) set({ projection: status.name }, status.live.lagEvents);
       }
     },
@@ -62,7 +66,7 @@ export function registerStateMetrics(registry: Registry, sources: StateSources):
     'Age of the oldest event the live generation has not applied',
     ['projection'],
     async (set) => {
-      for (const status of await sources.projections.status()) {
+      for (const status of await projectionStatuses()) {
         if (status.live) set({ projection: status.name }, status.live.lagSeconds);
       }
     },
