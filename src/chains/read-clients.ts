@@ -14,11 +14,29 @@ export class ReadClients {
   of(url: string, chain: number | string): PublicClient {
     let client = this.clients.get(url);
     if (!client) {
-      client = createPublicClient({
-        transport: http(url, { timeout: this.timeoutMs, retryCount: 0, fetchFn: countingFetch(chain) }),
-      }) as PublicClient;
+      client = this.create(url, chain);
       this.clients.set(url, client);
     }
     return client;
+  }
+
+  /**
+   * A client of `url` as `of` gives, whose calls still waiting when `signal` aborts stop there and count as failed
+   * (ferry_rpc_errors_total): for a read with a deadline of its own (`readPriceFeed`), whose abandoned calls would
+   * otherwise run on to their own time-outs, or succeed unseen after the read gave up. Not kept: one per read.
+   */
+  until(url: string, chain: number | string, signal: AbortSignal): PublicClient {
+    return this.create(url, chain, signal);
+  }
+
+  private create(url: string, chain: number | string, signal?: AbortSignal): PublicClient {
+    return createPublicClient({
+      transport: http(url, {
+        timeout: this.timeoutMs,
+        retryCount: 0,
+        fetchFn: countingFetch(chain),
+        ...(signal ? { fetchOptions: { signal } } : {}),
+      }),
+    }) as PublicClient;
   }
 }

@@ -20,7 +20,11 @@ export interface PriceFeedRound {
 }
 
 export interface ReadPriceFeedParameters {
-  readonly client: PublicClient;
+  /**
+   * The client to read with, given the signal the deadline aborts: its calls still waiting then stop and count as
+   * failed RPC calls of the feed's chain (`ReadClients.until`).
+   */
+  readonly client: (signal: AbortSignal) => PublicClient;
   readonly address: Address;
   /** The whole read (two round trips) is abandoned after this. */
   readonly timeoutMs: number;
@@ -57,27 +61,38 @@ export class PriceFeedReadError extends Error {
 
 /**
  * Reads a Chainlink-style feed (`AggregatorV3Interface`): `decimals`, `description` and `latestRoundData` in
- * parallel, then the
- * previous round for the deviation check. Plain reads rather than multicall: the local chains have no Multicall3,
- * and two round trips stay well inside the timeout.
+ * parallel, then the previous round for the deviation check. Plain reads rather than multicall: the local chains
+ * have no Multicall3, and two round trips stay well inside the timeout. At the deadline the calls still waiting for
+ * an answer are aborted: a read that misses it counts in ferry_rpc_errors_total, once per abandoned call, as a call's
+ * own time-out does.
  *
- * @example const { decimals, latest } = await readPriceFeed({ client, address: ethUsd, timeoutMs: 1500 });
+ * @example
+ * const { decimals, latest } = await readPriceFeed({
+ *   client: (signal) => clients.until(rpcUrl, chainId, signal),
+ *   address: ethUsd,
+ *   timeoutMs: 1500,
+ * });
  */
 export async function readPriceFeed({
   client,
   address,
   timeoutMs,
 }: ReadPriceFeedParameters): Promise<ReadPriceFeedReturnType> {
+  const abandon = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(new PriceFeedReadError('unreachable', address, new Error(`no answer within ${timeoutMs} ms`))),
-      timeoutMs,
-    );
+    timer = setTimeout(() => {
+      const error = new PriceFeedReadError(
+        'unreachable',
+        address,
+        new Error(`no answer within ${timeoutMs} ms`),
+      );
+      reject(error);
+      abandon.abort(error);
+    }, timeoutMs);
   });
   try {
-    return await Promise.race([read(client, address), deadline]);
+    return await Promise.race([read(client(abandon.signal), address), deadline]);
   } catch (error) {
     if (error instanceof PriceFeedReadError) throw error;
     throw new PriceFeedReadError(isUnreachable(error) ? 'unreachable' : 'failed', address, error);

@@ -11,8 +11,10 @@ import {
 import { FastifyOtelInstrumentation } from '@fastify/otel';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { core, NodeSDK } from '@opentelemetry/sdk-node';
 import { headSampling } from './head-sampling.js';
+import { redactedUrlAttributes } from './redacted-url.js';
 import { RequestStoreContextManager } from './request-store-context-manager.js';
 import { installTracer, type SpanAttributes, type Tracer } from './tracing.js';
 
@@ -23,9 +25,10 @@ const TRACER_NAME = 'ferry';
 
 /**
  * Starts OpenTelemetry's Node SDK: spans of the HTTP server (node:http), of Fastify's routes, of PostgreSQL queries
- * (pg), and Ferry's own (`command`, `append`, `project`), exported over OTLP to `OTEL_EXPORTER_OTLP_ENDPOINT`. The
- * standard `OTEL_*` variables apply (service name, sampler, protocol, batch delay). Traces only: Ferry's metrics are
- * Prometheus's (`GET /metrics`), so OpenTelemetry's metrics and logs exporters default to none.
+ * (pg), of `fetch` calls (undici: viem's JSON-RPC calls to chains), and Ferry's own (`command`, `append`,
+ * `project`), exported over OTLP to `OTEL_EXPORTER_OTLP_ENDPOINT`. The standard `OTEL_*` variables apply (service
+ * name, sampler, protocol, batch delay). Traces only: Ferry's metrics are Prometheus's (`GET /metrics`), so
+ * OpenTelemetry's metrics and logs exporters default to none.
  */
 export function startOpenTelemetry(env: NodeJS.ProcessEnv = process.env): NodeSDK {
   env.OTEL_SERVICE_NAME ??= 'ferry';
@@ -56,6 +59,13 @@ export function startOpenTelemetry(env: NodeJS.ProcessEnv = process.env): NodeSD
       }),
       // Polling loops query all the time: a query is recorded only inside a trace (a request, a projected event).
       new PgInstrumentation({ requireParentSpan: true }),
+      // viem's JSON-RPC calls go through the global fetch. The chain watcher and the solver call all the time: a call
+      // is recorded only inside a trace (a quote's reads of balances, gas prices, price feeds).
+      new UndiciInstrumentation({
+        requireParentforSpans: true,
+        // Providers' RPC URLs hold their key in the path or query: the span keeps the origin only.
+        startSpanHook: (request) => redactedUrlAttributes(request.origin, request.path),
+      }),
     ],
   });
   sdk.start();

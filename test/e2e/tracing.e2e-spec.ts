@@ -1,11 +1,15 @@
 import { existsSync } from 'node:fs';
-import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
+import { type Devnet, startDevnets } from '../support/devnet.js';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { freePort, type Spawned, spawnNode } from '../support/process.js';
+import { RpcProxy } from '../support/rpc-proxy.js';
 
 const MAIN = 'dist/src/main.js';
 const REGISTER = ['--import', './dist/src/telemetry/register.js'];
 const USDC_A = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
+const HTTP_SCOPE = '@opentelemetry/instrumentation-http';
+const UNDICI_SCOPE = '@opentelemetry/instrumentation-undici';
 
 interface Api {
   readonly sut: Spawned;
@@ -51,7 +55,10 @@ async function stopApi(api: Api | undefined): Promise<void> {
 }
 
 /** A bridge quote, which records RequestQuoted on the request's stream; resolves with the response's request id. */
-async function quote(url: string): Promise<{ status: number; requestId: string }> {
+async function quote(
+  url: string,
+  user = `0x${'59'.repeat(20)}`,
+): Promise<{ status: number; requestId: string }> {
   const chains = (await (await fetch(`${url}/chains`)).json()) as {
     chains: { id: number; erc20Currencies?: { symbol: string; address: string }[] }[];
   };
@@ -62,7 +69,7 @@ async function quote(url: string): Promise<{ status: number; requestId: string }
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
-      user: `0x${'59'.repeat(20)}`,
+      user,
       originChainId: 31337,
       destinationChainId: 31338,
       originCurrency: USDC_A,
@@ -112,7 +119,7 @@ describe('tracing (node --import ./dist/src/telemetry/register.js dist/src/main.
       expect(status).toBe(200);
 
       const server = await receiver.waitFor(
-        (span) => span.name === 'POST /quote/v2' && span.scope === '@opentelemetry/instrumentation-http',
+        (span) => span.name === 'POST /quote/v2' && span.scope === HTTP_SCOPE,
       );
       expect(server).toMatchObject({ kind: 2 });
       const projected = await receiver.waitFor(
@@ -164,6 +171,109 @@ describe('tracing (node --import ./dist/src/telemetry/register.js dist/src/main.
       }
       expect(line).toMatchObject({ msg: 'request completed' });
       expect(line).not.toHaveProperty('trace_id');
+    });
+  });
+
+  describe('RPC calls to local chains, with the chain watcher running', () => {
+    /** A provider's key, where Alchemy and Infura take it: in the RPC URL's path, or its query. */
+    const KEY = 'k3y-of-the-pr0vider';
+    let a: Devnet | undefined;
+    let b: Devnet | undefined;
+    let proxy: RpcProxy | undefined;
+    /** Chain A's provider: a loopback proxy in front of the devnet that answers on any path. */
+    let providerA: string;
+    let api: Api | undefined;
+    const port = (url: string) => Number(new URL(url).port);
+    const rpcSpans = (spans: readonly ReceivedSpan[]) => spans.filter((span) => span.scope === UNDICI_SCOPE);
+    const quoteTrace = async (): Promise<ReceivedSpan[]> => {
+      const { status, requestId } = await quote(api!.url, a!.accounts.user.address);
+      expect(status).toBe(200);
+      const request = await receiver.waitFor(
+        (span) => span.name === 'request' && span.attributes['ferry.x_request_id'] === requestId,
+      );
+      const server = await receiver.waitFor((span) => span.spanId === request.parentSpanId);
+      // The RPC calls ended before the response; a moment for their batch to arrive.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      return receiver.spans.filter((span) => span.traceId === server.traceId);
+    };
+
+    beforeAll(async () => {
+      [a, b] = await startDevnets();
+      proxy = new RpcProxy(a.rpcUrl, () => null);
+      providerA = await proxy.start();
+      receiver.spans.length = 0;
+      api = await startApi({
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+        DEVNET_A_RPC_URL: `${providerA}/v2/${KEY}?apikey=${KEY}`,
+        DEVNET_B_RPC_URL: b.rpcUrl,
+        // Prices from the devnet's feeds on chain A: the quote reads them too.
+        PRICE_SOURCE: 'feeds',
+        // The test default (500 ms) is for dead RPCs; a busy machine must not turn these reads into fallbacks.
+        RPC_TIMEOUT_MS: '5000',
+        CHAIN_WATCHER_RUN: 'true',
+        CHAIN_POLL_INTERVAL_MS: '100',
+      });
+    }, 180_000);
+    afterAll(async () => {
+      await stopApi(api);
+      await proxy?.stop();
+      await Promise.all([a?.stop(), b?.stop()]);
+    });
+
+    it("records a client span for each RPC call of a quote, in its request's trace", async () => {
+      const trace = await quoteTrace();
+      const rpc = rpcSpans(trace);
+      const ids = new Set(trace.map((span) => span.spanId));
+      for (const span of rpc) {
+        expect(span).toMatchObject({ kind: 3, name: 'POST' });
+        expect(ids).toContain(span.parentSpanId);
+      }
+      // Chain A (the balance, the USDC and ETH feeds) and chain B (its gas price), told apart by the provider's port.
+      const toA = rpc.filter((span) => Number(span.attributes['server.port']) === port(providerA));
+      const toB = rpc.filter((span) => Number(span.attributes['server.port']) === port(b!.rpcUrl));
+      expect(toA.length).toBeGreaterThanOrEqual(4);
+      expect(toB.length).toBeGreaterThanOrEqual(1);
+      expect(rpc.length).toBe(toA.length + toB.length);
+      expect(toB[0].attributes).toMatchObject({
+        'server.address': '127.0.0.1',
+        'url.full': `${b!.rpcUrl.replace(/\/$/, '')}/`,
+        'http.response.status_code': 200,
+      });
+    });
+
+    it('starts no trace for the RPC calls of background loops (the chain watcher)', async () => {
+      const calls = async () => {
+        const text = await (await fetch(`${api!.url}/metrics`)).text();
+        return Number(/^ferry_rpc_requests_total\{chain="31338"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+      };
+      const before = await calls();
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      // The watcher polled (every 100 ms) meanwhile; no request did.
+      expect((await calls()) - before).toBeGreaterThanOrEqual(5);
+      const requests = new Set(
+        receiver.spans
+          .filter((span) => span.scope === HTTP_SCOPE && span.kind === 2)
+          .map((span) => span.traceId),
+      );
+      expect(rpcSpans(receiver.spans).filter((span) => !requests.has(span.traceId))).toEqual([]);
+    });
+
+    it("keeps a provider's key in the RPC URL's path or query out of every span", async () => {
+      const toA = rpcSpans(await quoteTrace()).filter(
+        (span) => Number(span.attributes['server.port']) === port(providerA),
+      );
+      expect(toA.length).toBeGreaterThan(0);
+      for (const span of toA) {
+        expect(span.attributes).toMatchObject({
+          'url.full': `${providerA}/REDACTED?REDACTED`,
+          'url.path': '/REDACTED',
+          'url.query': 'REDACTED',
+        });
+      }
+      expect(proxy!.calls.length).toBeGreaterThan(0);
+      expect(JSON.stringify(receiver.spans)).not.toContain(KEY);
     });
   });
 

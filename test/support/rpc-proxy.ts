@@ -7,6 +7,8 @@ export type RpcFault =
   | { readonly kind: 'error-after-forward'; readonly message: string }
   /** Forward, then drop the connection without an answer (a time-out as the caller sees it). */
   | { readonly kind: 'hang-up-after-forward' }
+  /** Forward, then answer as the node did, `ms` later (a slow provider). */
+  | { readonly kind: 'delay'; readonly ms: number }
   /** Do not forward; answer with this JSON-RPC error. */
   | { readonly kind: 'error'; readonly message: string }
   /** Forward the same method with other params (e.g. a lagging `finalized` block), and answer with that. */
@@ -63,6 +65,7 @@ export class RpcProxy {
     );
     if (fault?.kind === 'error-after-forward') return rpcError(call.id, fault.message);
     if (fault?.kind === 'hang-up-after-forward') return null;
+    if (fault?.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.ms));
     if (fault?.kind === 'rewrite-result') {
       const parsed = JSON.parse(answer) as { result?: unknown };
       if ('result' in parsed) return JSON.stringify({ ...parsed, result: fault.rewrite(parsed.result) });

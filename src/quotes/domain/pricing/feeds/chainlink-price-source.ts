@@ -92,7 +92,7 @@ export class ChainlinkPriceSource implements PriceSource {
   private read(feed: PriceFeedConfig): Promise<ReadPriceFeedReturnType> {
     return this.reads.get(`${feed.chainId}:${feed.address}`, () =>
       readPriceFeed({
-        client: this.clients.of(feed.rpcUrl, feed.chainId),
+        client: (signal) => this.clients.until(feed.rpcUrl, feed.chainId, signal),
         address: feed.address,
         timeoutMs: this.options.timeoutMs,
       }),
