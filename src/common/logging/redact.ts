@@ -23,6 +23,15 @@ const BARE_HEX_32 = /(?<![0-9A-Za-z])[0-9a-fA-F]{64}(?![0-9A-Za-z])/g;
 const LABELLED_HEX_32 =
   /(private[ _-]?key|secret|mnemonic)([^0-9A-Za-z]{1,4})0x[0-9a-fA-F]{64}(?![0-9A-Za-z])/gi;
 
+/** The password of a URL's user information (`postgres://user:password@host`, `esdb://admin:changeit@…`). */
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s/@]+@/gi;
+
+/** Keys holding URLs of the process's services (`rpcUrl`, `DATABASE_URL`, an OTLP endpoint). */
+const URL_KEY = /(url|endpoint)$/i;
+
+/** A path segment or query value this long in a service's URL is taken for a key (Alchemy, Infura, QuickNode). */
+const URL_SECRET_LENGTH = 16;
+
 export const isSecretKey = (key: string): boolean => SECRET_KEY.test(key);
 
 /**
@@ -36,6 +45,7 @@ export function secretMasker(known: readonly string[] = []): (text: string) => s
     let masked = text;
     for (const value of values) if (masked.includes(value)) masked = masked.split(value).join(REDACTED);
     return masked
+      .replace(URL_PASSWORD, `$1${REDACTED}@`)
       .replace(API_KEY, `$1…${REDACTED}`)
       .replace(BARE_HEX_32, REDACTED)
       .replace(LABELLED_HEX_32, `$1$2${REDACTED}`);
@@ -50,13 +60,19 @@ function variants(secret: string): string[] {
   return [secret, digits.toLowerCase(), digits.toUpperCase()];
 }
 
-/** The string values (and binary keys, as hex and base64) held under secret-named keys of a configuration. */
+/**
+ * The string values (and binary keys, as hex and base64) held under secret-named keys of a configuration, and the
+ * keys inside its URLs: a URL's password, and its path segments and query values of 16 characters or more
+ * (providers put API keys there: `https://eth-mainnet.g.alchemy.com/v2/<key>`), which viem's and pg's error messages
+ * repeat.
+ */
 export function secretsOf(config: unknown): string[] {
   const found: string[] = [];
   const visit = (node: unknown, depth: number): void => {
     if (node === null || typeof node !== 'object' || depth > 6) return;
     for (const [key, value] of Object.entries(node)) {
       if (isSecretKey(key) && typeof value === 'string') found.push(value);
+      else if (URL_KEY.test(key) && typeof value === 'string') found.push(...secretsInUrl(value));
       else if (isSecretKey(key) && Buffer.isBuffer(value))
         found.push(value.toString('hex'), value.toString('base64'), value.toString('base64url'));
       else visit(value, depth + 1);
@@ -64,6 +80,33 @@ export function secretsOf(config: unknown): string[] {
   };
   visit(config, 0);
   return found;
+}
+
+/** The parts of a service's URL that may be a key (see `secretsOf`), as written and decoded. */
+function secretsInUrl(text: string): string[] {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return [];
+  }
+  const parts = [
+    url.password,
+    ...url.pathname.split('/'),
+    ...[...url.searchParams.values()],
+    ...url.search
+      .slice(1)
+      .split('&')
+      .map((pair) => pair.slice(pair.indexOf('=') + 1)),
+  ];
+  const decoded = parts.flatMap((part) => {
+    try {
+      return [part, decodeURIComponent(part)];
+    } catch {
+      return [part];
+    }
+  });
+  return [...new Set(decoded.filter((part) => part.length >= URL_SECRET_LENGTH))];
 }
 
 const MAX_DEPTH = 8;

@@ -90,6 +90,42 @@ describe('log redaction', () => {
     expect(second).toMatchObject({ msg: 'upstream', err: { message: 'token [redacted] refused' } });
   });
 
+  it("masks the keys inside the configuration's URLs (RPC providers, databases) wherever they appear", () => {
+    const alchemy = 'Zx9k-3LqR7wVb2NcY8hT5mJ1pFd4sGe6';
+    const infura = '0f3c9a1b7e2d4c6f8a0b1c2d3e4f5a6b';
+    const config = {
+      database: { kind: 'postgres', url: 'postgres://ferry:s3cret-pw@db.internal:5432/ferry' },
+      chains: [
+        { id: 1, rpcUrl: `https://eth-mainnet.g.alchemy.com/v2/${alchemy}` },
+        { id: 10, rpcUrl: `https://optimism.example.com/rpc?apikey=${infura}&network=op` },
+        { id: 31337, rpcUrl: 'http://127.0.0.1:8545' },
+      ],
+    };
+    const sut = capture(secretsOf(config));
+    // As viem words a failed call, and as pg and undici word theirs.
+    sut.logger.warn(
+      { err: new Error(`HTTP request failed.\n\nURL: https://eth-mainnet.g.alchemy.com/v2/${alchemy}`) },
+      'rpc',
+    );
+    sut.logger.warn(`fetch https://optimism.example.com/rpc?apikey=${infura}&network=op failed`);
+    sut.logger.error(`cannot connect to postgres://ferry:s3cret-pw@db.internal:5432/ferry`);
+    sut.logger.error(`cannot connect to esdb://admin:changeit@esdb.internal:2113?tls=false`);
+    expect(sut.text()).not.toContain(alchemy);
+    expect(sut.text()).not.toContain(infura);
+    expect(sut.text()).not.toContain('s3cret-pw');
+    expect(sut.text()).not.toContain('changeit');
+    const lines = sut.lines();
+    // What an operator needs to tell the calls apart stays: the provider's host, the network, the user.
+    expect(lines[0].err).toMatchObject({
+      message: 'HTTP request failed.\n\nURL: https://eth-mainnet.g.alchemy.com/v2/[redacted]',
+    });
+    expect(lines[1].msg).toBe('fetch https://optimism.example.com/rpc?apikey=[redacted]&network=op failed');
+    expect(lines[2].msg).toBe('cannot connect to postgres://ferry:[redacted]@db.internal:5432/ferry');
+    expect(lines[3].msg).toBe('cannot connect to esdb://admin:[redacted]@esdb.internal:2113?tls=false');
+    // A local devnet's URL holds no secret and is left whole.
+    expect(secretsOf(config).some((secret) => secret.includes('8545'))).toBe(false);
+  });
+
   it('adds the request id to lines written inside a request, and none outside', () => {
     const sut = capture();
     withRequestId('req-7', () => sut.logger.info('inside'));
