@@ -19,11 +19,11 @@ import { answerRouteNotFound } from '../common/http/route-not-found.js';
 import { createValidationPipe } from '../common/http/validation.pipe.js';
 import { JsonLogger } from '../common/logging/json-logger.js';
 import { createLogger } from '../common/logging/logger.js';
-import { secretsOf } from '../common/logging/redact.js';
+import { secretMasker, secretsOf } from '../common/logging/redact.js';
 import { installRequestContext } from '../common/logging/request-context.js';
 import { installRequestLog } from '../common/logging/request-log.js';
 import { installHttpMetrics } from '../metrics/http-metrics.js';
-import { flushTraces, tracingEnabled } from '../telemetry/tracing.js';
+import { flushTraces, maskSpanTextWith, tracingEnabled } from '../telemetry/tracing.js';
 import { setupOpenApi } from './openapi.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -58,12 +58,15 @@ export async function createApp(
   config: AppConfig,
   options: CreateAppOptions = {},
 ): Promise<NestFastifyApplication> {
-  // One logger for Fastify and Nest (docs/logging.md); the process's own keys and tokens are masked in every line.
+  // One logger for Fastify and Nest (docs/logging.md); the process's own keys and tokens are masked in every line,
+  // and in what spans record of errors.
+  const secrets = secretsOf(config);
   const logger = createLogger({
     level: config.logLevel,
-    secrets: secretsOf(config),
+    secrets,
     ...(options.logStream ? { stream: options.logStream } : {}),
   });
+  maskSpanTextWith(secretMasker(secrets));
   const adapter = new FerryFastifyAdapter({
     // Behind a load balancer (`TRUST_PROXY`): request.ip is the client its X-Forwarded-For names (rate limits, logs).
     trustProxy:

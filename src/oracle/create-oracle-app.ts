@@ -8,7 +8,8 @@ import { answerRouteNotFound } from '../common/http/route-not-found.js';
 import { createValidationPipe } from '../common/http/validation.pipe.js';
 import { JsonLogger } from '../common/logging/json-logger.js';
 import { createLogger } from '../common/logging/logger.js';
-import { secretsOf } from '../common/logging/redact.js';
+import { secretMasker, secretsOf } from '../common/logging/redact.js';
+import { maskSpanTextWith } from '../telemetry/tracing.js';
 import { installRequestContext } from '../common/logging/request-context.js';
 import type { OracleConfig } from './config/oracle-config.js';
 import { OracleModule } from './oracle.module.js';
@@ -44,6 +45,8 @@ export async function createOracleApp(
   // Lines logged while serving a request carry its id (docs/logging.md).
   installRequestContext(adapter.getInstance());
   const level = process.env.LOG_LEVEL === 'debug' ? 'debug' : 'info';
+  // Spans record failures masked as log lines are (docs/operations.md, "Traces").
+  maskSpanTextWith(secretMasker(secretsOf(config)));
   const app = await NestFactory.create<NestFastifyApplication>(
     OracleAppModule.forRoot(config, signer),
     adapter,

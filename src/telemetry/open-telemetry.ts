@@ -16,7 +16,7 @@ import { core, NodeSDK } from '@opentelemetry/sdk-node';
 import { headSampling } from './head-sampling.js';
 import { redactedUrlAttributes } from './redacted-url.js';
 import { RequestStoreContextManager } from './request-store-context-manager.js';
-import { installTracer, type SpanAttributes, type Tracer } from './tracing.js';
+import { installTracer, type SpanAttributes, spanText, type Tracer } from './tracing.js';
 
 /** Probes and scrapes answer every few seconds; a trace each would bury the requests worth reading. */
 const UNTRACED_PATHS = /^\/(health|metrics)(\/|\?|$)/;
@@ -73,15 +73,19 @@ export function startOpenTelemetry(env: NodeJS.ProcessEnv = process.env): NodeSD
   return sdk;
 }
 
-function openTelemetryTracer(): Tracer {
+/** Ferry's tracer over the global OpenTelemetry API (exported for its unit test). */
+export function openTelemetryTracer(): Tracer {
   const tracer = trace.getTracer(TRACER_NAME);
   const end = (span: Span, error?: unknown) => {
     if (error !== undefined) {
-      span.recordException(error instanceof Error ? error : String(error));
-      span.setStatus({
-        code: SpanStatusCode.ERROR,
-        message: error instanceof Error ? error.message : undefined,
-      });
+      // Masked as log lines are: a failed RPC call's message repeats its URL, and a provider's key with it.
+      const message = spanText(error instanceof Error ? error.message : String(error));
+      span.recordException(
+        error instanceof Error
+          ? { name: error.name, message, ...(error.stack ? { stack: spanText(error.stack) } : {}) }
+          : message,
+      );
+      span.setStatus({ code: SpanStatusCode.ERROR, ...(error instanceof Error ? { message } : {}) });
     }
     span.end();
   };

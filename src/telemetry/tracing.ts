@@ -1,3 +1,5 @@
+import { secretMasker } from '../common/logging/redact.js';
+
 /**
  * What the app asks of tracing (docs/operations.md, "Traces"). Nothing here imports OpenTelemetry: the tracer is
  * installed by `register.ts` only when `OTEL_EXPORTER_OTLP_ENDPOINT` is set, and until then every call below is a
@@ -37,6 +39,19 @@ export interface Tracer {
 }
 
 let tracer: Tracer | null = null;
+
+/** Masks secrets in text a span records (an exception's message and stack); `createApp` installs the logs' masker. */
+let spanTextMasker: (text: string) => string = secretMasker();
+
+/** Called by `createApp` with its configuration's secrets, so that spans hide what log lines hide. */
+export function maskSpanTextWith(mask: (text: string) => string): void {
+  spanTextMasker = mask;
+}
+
+/** `text` as a span may record it. */
+export function spanText(text: string): string {
+  return spanTextMasker(text);
+}
 
 /** Called once, by `open-telemetry.ts`, before the app's modules load. */
 export function installTracer(installed: Tracer): void {
