@@ -20,6 +20,11 @@ export interface GasPrice {
   readonly priceWei: bigint;
   /** `rpc`: read from the chain; `default`: the chain's configured default (no RPC, or it did not answer in time). */
   readonly source: 'rpc' | 'default';
+  /**
+   * Why an EVM chain's price is the default: it has no RPC here (`not-configured`), or its RPC failed or timed out
+   * (`rpc-failed`). Absent for chains whose gas is not read from an RPC (SVM, perps exchanges).
+   */
+  readonly unavailable?: 'not-configured' | 'rpc-failed';
 }
 
 /**
@@ -46,15 +51,20 @@ export class ChainReader {
   }
 
   gasPrice(chain: ChainInfo): Promise<GasPrice> {
-    const fallback: GasPrice = { priceWei: BigInt(chain.gas.defaultPriceWei), source: 'default' };
+    const fallback = (unavailable?: GasPrice['unavailable']): GasPrice => ({
+      priceWei: BigInt(chain.gas.defaultPriceWei),
+      source: 'default',
+      ...(unavailable ? { unavailable } : {}),
+    });
     const { rpcUrl } = chain;
-    if (chain.vmType !== 'evm' || !rpcUrl) return Promise.resolve(fallback);
+    if (chain.vmType !== 'evm') return Promise.resolve(fallback());
+    if (!rpcUrl) return Promise.resolve(fallback('not-configured'));
     return this.gasPrices.get(String(chain.id), () =>
       this.clients
         .of(rpcUrl, chain.id)
         .getGasPrice()
         .then((priceWei): GasPrice => ({ priceWei, source: 'rpc' }))
-        .catch(() => fallback),
+        .catch(() => fallback('rpc-failed')),
     );
   }
 

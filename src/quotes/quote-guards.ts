@@ -1,4 +1,6 @@
 import type { Hex } from 'viem';
+import type { ChainInfo } from '../chains/chain.js';
+import type { GasPrice } from '../chains/chain-reader.js';
 import { QuoteError } from './domain/quote-error.js';
 import type { QuoteParties } from './quote-plan.js';
 
@@ -18,6 +20,21 @@ export function refuseBeyondLiquidity(
     'INSUFFICIENT_LIQUIDITY',
     `The solver cannot pay ${output} ${currencyOut.symbol} on chain ${destination.id} now; try a smaller amount`,
     { chainId: destination.id, currency: currencyOut.address, available: solverBalance.toString() },
+  );
+}
+
+/**
+ * 400 CHAIN_RPC_UNAVAILABLE in production when an EVM chain's gas price is the configured default because the chain
+ * could not be read: a gas fee priced from a constant would under-charge the solver's fill exactly when gas is dear
+ * and RPCs overloaded, and a chain Ferry cannot read it cannot settle on either. Other environments quote with the
+ * default (docs/quotes.md); chains whose gas is not read from an RPC (SVM, perps) are not concerned.
+ */
+export function refuseUnreadGasPrice(gas: GasPrice, chain: ChainInfo, environment: string): void {
+  if (environment !== 'production' || gas.unavailable === undefined) return;
+  throw new QuoteError(
+    'CHAIN_RPC_UNAVAILABLE',
+    `Chain ${chain.id} (${chain.displayName}) cannot be quoted now: its gas price could not be read (${gas.unavailable})`,
+    { chainId: chain.id, reason: gas.unavailable },
   );
 }
 

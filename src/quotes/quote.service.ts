@@ -28,7 +28,7 @@ import { activationFeeUsd, PerpsAActivation } from './perps-a-activation.js';
 import { quotePriceSource } from './quote-price-source.js';
 import { type QuoteParties, resolveParties } from './quote-plan.js';
 import { quoteDetails, quotedRoute, requestFeaturesOf } from './quote-details.js';
-import { refuseBeyondLiquidity, withRequestId } from './quote-guards.js';
+import { refuseBeyondLiquidity, refuseUnreadGasPrice, withRequestId } from './quote-guards.js';
 import { DEFAULT_SETTLEMENT, SETTLEMENT_SUPPORT, type SettlementSupport } from './settlement-support.js';
 import type { PriceRequestDto, QuoteRequestDto } from './quote-request.dto.js';
 import { type PriceResponse, priceDetailsOf, type QuoteResponse } from './quote-response.js';
@@ -214,6 +214,8 @@ export class QuoteService {
       this.reader.balance(origin, currencyIn, parties.user),
       this.reader.balance(destination, currencyOut, destination.solver),
     ]);
+    refuseUnreadGasPrice(originGas, origin, this.config.environment);
+    refuseUnreadGasPrice(destinationGas, destination, this.config.environment);
     const activationUsd =
       destination.vmType === 'perps-a'
         ? activationFeeUsd(await this.activation.isActivated(destination.id, parties.recipient))

@@ -11,6 +11,7 @@ const TOKEN = '0x5555555555555555555555555555555555555555';
 class FakeNode {
   head = 10;
   failBlockNumber = false;
+  failGasPrice = false;
   readonly calls: { method: string; block?: string }[] = [];
   /** Balance of a wallet at a block: the block number times a per-wallet factor, so values differ per block. */
   balanceAt = (wallet: string, block: number): bigint =>
@@ -34,6 +35,10 @@ class FakeNode {
           const [wallet, block] = params as [string, string];
           this.calls.push({ method, block });
           return answer(`0x${this.balanceAt(wallet, Number(block)).toString(16)}`);
+        }
+        if (method === 'eth_gasPrice') {
+          this.calls.push({ method });
+          return this.failGasPrice ? fail() : answer('0x77359400');
         }
         if (method === 'eth_call') {
           const [call, block] = params as [{ data: string }, string];
@@ -130,5 +135,47 @@ describe(`${ChainReader.name} balances at the head block`, () => {
   it('reads nothing for a chain without an RPC', async () => {
     expect(await reader().balance(chain(), evmNative, SOLVER)).toBeNull();
     expect(node.calls).toHaveLength(0);
+  });
+});
+
+describe(`${ChainReader.name} gas prices`, () => {
+  const node = new FakeNode();
+  let devnet: ReturnType<typeof chain>;
+
+  beforeAll(async () => {
+    devnet = chain({ rpcUrl: await node.start() });
+  });
+  afterAll(() => node.stop());
+  beforeEach(() => {
+    node.calls.length = 0;
+    node.failGasPrice = false;
+  });
+
+  it("reads the chain's gas price, once per cache period", async () => {
+    const sut = new ChainReader({ cacheMs: 10_000, timeoutMs: 2_000 });
+    expect(await sut.gasPrice(devnet)).toEqual({ priceWei: 2_000_000_000n, source: 'rpc' });
+    await sut.gasPrice(devnet);
+    expect(node.count('eth_gasPrice')).toBe(1);
+  });
+
+  it('says why it answers the configured default: no RPC here, or the RPC failed', async () => {
+    node.failGasPrice = true;
+    const sut = new ChainReader({ cacheMs: 10_000, timeoutMs: 2_000 });
+    const defaultPriceWei = BigInt(devnet.gas.defaultPriceWei);
+    expect(await sut.gasPrice(devnet)).toEqual({
+      priceWei: defaultPriceWei,
+      source: 'default',
+      unavailable: 'rpc-failed',
+    });
+    expect(await sut.gasPrice(chain())).toEqual({
+      priceWei: defaultPriceWei,
+      source: 'default',
+      unavailable: 'not-configured',
+    });
+    // A chain whose gas is not read from an RPC answers its default without a reason.
+    expect(await sut.gasPrice(chain({ vmType: 'svm' }))).toEqual({
+      priceWei: defaultPriceWei,
+      source: 'default',
+    });
   });
 });
