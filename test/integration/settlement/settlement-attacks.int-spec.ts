@@ -278,6 +278,64 @@ describe('settlement under attack', () => {
     expect((await journalOf(db, id)).filter((entry) => entry.purpose === 'permit')).toHaveLength(1);
   });
 
+  it('deposits for ids this database never quoted, made before it watched the chain (in its first head block, or indexed by hand), are not returned: another Ferry took them; one made since is', async () => {
+    // Deposits for another Ferry on the same depository (a reused chain), the newest in the head block when this
+    // database starts.
+    const depositFor = (id: Hex) =>
+      clients.send(
+        a.chainId,
+        a.accounts.user.privateKey,
+        a.deployment.depository,
+        encodeFunctionData({
+          abi: depositoryAbi,
+          functionName: 'depositNative',
+          args: [a.accounts.user.address, id],
+        }),
+        10n ** 15n,
+      );
+    const older = await depositFor(`0x${'a6'.repeat(32)}`);
+    const theirs = await depositFor(`0x${'a7'.repeat(32)}`);
+    const app = await start();
+    const db = app.app.get<Database>(DATABASE);
+    const unmatched = async (txHash: string) =>
+      (
+        await db.query<{ reason: string; state: string }>(
+          'SELECT reason, state FROM unmatched_deposits WHERE tx_hash = $1',
+          [txHash.toLowerCase()],
+        )
+      ).rows;
+    // The watcher's first round on chain a has confirmed what it scans (a round records its deposits, then moves the
+    // cursors); indexing the transactions by hand changes nothing.
+    await waitFor(async () => {
+      const { rows } = await db.query<{ final_block: string }>(
+        'SELECT final_block::text FROM chain_cursors WHERE chain_id = $1',
+        [a.chainId],
+      );
+      return rows.length > 0 && BigInt(rows[0].final_block) >= theirs.blockNumber;
+    }, "the watcher's first round");
+    for (const receipt of [older, theirs]) {
+      const indexed = await postJson(app, '/transactions/index', {
+        chainId: a.chainId,
+        txHash: receipt.transactionHash,
+      });
+      expect(indexed.code).toBe(200);
+      expect(await unmatched(receipt.transactionHash)).toEqual([]);
+    }
+
+    // A deposit for an id no quote issued, made once this database watches the chain, is still returned.
+    const stray = await depositFor(`0x${'a8'.repeat(32)}`);
+    await waitFor(async () => (await unmatched(stray.transactionHash))[0]?.state === 'done', 'the return');
+    expect(await unmatched(stray.transactionHash)).toEqual([{ reason: 'UNKNOWN_REQUEST', state: 'done' }]);
+    expect([
+      ...(await unmatched(older.transactionHash)),
+      ...(await unmatched(theirs.transactionHash)),
+    ]).toEqual([]);
+    const returns = await db.query<{ n: string }>(
+      `SELECT count(*)::text AS n FROM solver_transactions WHERE purpose = 'return'`,
+    );
+    expect(returns.rows[0].n).toBe('1');
+  });
+
   it('a refund that fails twice (RPC errors) is retried with backoff and then paid, once', async () => {
     let failures = 0;
     const solver = a.accounts.solver.address.toLowerCase();
