@@ -267,12 +267,14 @@ export class ChainWatcher {
   private async cursor(chain: ChainInfo, head: bigint): Promise<{ seen: bigint; final: bigint }> {
     // A chain watched for the first time starts at its head: deposits can only pay for quotes this database
     // issued, which come after it. Scanning older blocks would find other Ferrys' deposits (a reused devnet) and
-    // return them as unmatched, paying their depositors twice.
+    // return them as unmatched, paying their depositors twice. The head block itself is scanned (a quote issued
+    // before this first round may already be paid in it), so it is remembered as `watched_from`: a deposit there
+    // for an id no quote issued is not this database's to return (`returnable`).
     const start = head > 0n ? head - 1n : -1n;
     await this.db.query(
-      `INSERT INTO chain_cursors (chain_id, seen_block, final_block) VALUES ($1, $2, $2)
+      `INSERT INTO chain_cursors (chain_id, seen_block, final_block, watched_from) VALUES ($1, $2, $2, $3)
        ON CONFLICT (chain_id) DO NOTHING`,
-      [chain.id, start.toString()],
+      [chain.id, start.toString(), head.toString()],
     );
     const { rows } = await this.db.query<{ seen_block: string; final_block: string }>(
       'SELECT seen_block::text, final_block::text FROM chain_cursors WHERE chain_id = $1',
@@ -334,7 +336,7 @@ export class ChainWatcher {
       type: 'ConfirmDeposit',
       data: { ...facts, confirmedAt: this.clock.now().toISOString() },
     });
-    if (!rejected) return;
+    if (!rejected || !(await this.returnable(chain, deposit, rejected))) return;
     await this.db.query(
       `INSERT INTO unmatched_deposits (chain_id, tx_hash, log_index, request_id, depositor, currency, amount, reason)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
@@ -349,6 +351,26 @@ export class ChainWatcher {
         unmatchedReason(rejected),
       ],
     );
+  }
+
+  /**
+   * Whether a deposit its request refused is this database's to return. One for an id no quote of its issued, made
+   * no later than the head block when it first watched the chain (found there by the first round, or indexed by
+   * hand), was someone else's: another Ferry on the same depository took it, and returning it would pay twice. It is
+   * only reported (`onRejected`). A chain with no cursor yet has not been watched: nothing on it is ours yet.
+   */
+  private async returnable(
+    chain: ChainInfo,
+    deposit: DepositLog,
+    rejected: RequestDomainError,
+  ): Promise<boolean> {
+    if (rejected.code !== 'REQUEST_NOT_FOUND') return true;
+    const { rows } = await this.db.query<{ watched_from: string | null }>(
+      'SELECT watched_from::text FROM chain_cursors WHERE chain_id = $1',
+      [chain.id],
+    );
+    if (rows.length === 0) return false;
+    return rows[0].watched_from === null || deposit.blockNumber > BigInt(rows[0].watched_from);
   }
 
   /** The chain facts a deposit command carries: block time and the fee its sender paid. */

@@ -10,6 +10,7 @@ import { ApiKeySponsorAddress1763771200000 } from './1763771200000-api-key-spons
 import { ApiKeyRevenueShare1763771300000 } from './1763771300000-api-key-revenue-share.js';
 import { OracleAttestations1763771400000 } from './1763771400000-oracle-attestations.js';
 import { MetricsIndexes1763771500000 } from './1763771500000-metrics-indexes.js';
+import { ChainCursorWatchedFrom1763771600000 } from './1763771600000-chain-cursor-watched-from.js';
 
 /** Every migration, in order. Adding one never edits the data source. */
 export const migrations = [
@@ -25,4 +26,5 @@ export const migrations = [
   ApiKeyRevenueShare1763771300000,
   OracleAttestations1763771400000,
   MetricsIndexes1763771500000,
+  ChainCursorWatchedFrom1763771600000,
 ];

@@ -278,12 +278,74 @@ describe('settlement under attack', () => {
     expect((await journalOf(db, id)).filter((entry) => entry.purpose === 'permit')).toHaveLength(1);
   });
 
+  it('deposits for ids this database never quoted, made before it watched the chain (in its first head block, or indexed by hand), are not returned: another Ferry took them; one made since is', async () => {
+    // Deposits for another Ferry on the same depository (a reused chain), the newest in the head block when this
+    // database starts.
+    const depositFor = (id: Hex) =>
+      clients.send(
+        a.chainId,
+        a.accounts.user.privateKey,
+        a.deployment.depository,
+        encodeFunctionData({
+          abi: depositoryAbi,
+          functionName: 'depositNative',
+          args: [a.accounts.user.address, id],
+        }),
+        10n ** 15n,
+      );
+    const older = await depositFor(`0x${'a6'.repeat(32)}`);
+    const theirs = await depositFor(`0x${'a7'.repeat(32)}`);
+    const app = await start();
+    const db = app.app.get<Database>(DATABASE);
+    const unmatched = async (txHash: string) =>
+      (
+        await db.query<{ reason: string; state: string }>(
+          'SELECT reason, state FROM unmatched_deposits WHERE tx_hash = $1',
+          [txHash.toLowerCase()],
+        )
+      ).rows;
+    // The watcher's first round on chain a has confirmed what it scans (a round records its deposits, then moves the
+    // cursors); indexing the transactions by hand changes nothing.
+    await waitFor(async () => {
+      const { rows } = await db.query<{ final_block: string }>(
+        'SELECT final_block::text FROM chain_cursors WHERE chain_id = $1',
+        [a.chainId],
+      );
+      return rows.length > 0 && BigInt(rows[0].final_block) >= theirs.blockNumber;
+    }, "the watcher's first round");
+    for (const receipt of [older, theirs]) {
+      const indexed = await postJson(app, '/transactions/index', {
+        chainId: a.chainId,
+        txHash: receipt.transactionHash,
+      });
+      expect(indexed.code).toBe(200);
+      expect(await unmatched(receipt.transactionHash)).toEqual([]);
+    }
+
+    // A deposit for an id no quote issued, made once this database watches the chain, is still returned.
+    const stray = await depositFor(`0x${'a8'.repeat(32)}`);
+    await waitFor(async () => (await unmatched(stray.transactionHash))[0]?.state === 'done', 'the return');
+    expect(await unmatched(stray.transactionHash)).toEqual([{ reason: 'UNKNOWN_REQUEST', state: 'done' }]);
+    expect([
+      ...(await unmatched(older.transactionHash)),
+      ...(await unmatched(theirs.transactionHash)),
+    ]).toEqual([]);
+    const returns = await db.query<{ n: string }>(
+      `SELECT count(*)::text AS n FROM solver_transactions WHERE purpose = 'return'`,
+    );
+    expect(returns.rows[0].n).toBe('1');
+  });
+
   it('a refund that fails twice (RPC errors) is retried with backoff and then paid, once', async () => {
     let failures = 0;
     const solver = a.accounts.solver.address.toLowerCase();
+    // Only this request's refund fails: a native payment from the solver whose data is the order id. Any other
+    // transaction of the solver on chain a (a return, say) must neither take these failures nor be sent at all.
+    let refundData: string | null = null;
     const proxyA = new RpcProxy(a.rpcUrl, (method, params) => {
-      const from = (params[0] as { from?: string } | undefined)?.from?.toLowerCase();
-      if (method === 'eth_estimateGas' && from === solver && failures < 2) {
+      const call = params[0] as { from?: string; data?: string } | undefined;
+      const refund = call?.from?.toLowerCase() === solver && call.data?.toLowerCase() === refundData;
+      if (method === 'eth_estimateGas' && refund && failures < 2) {
         failures += 1;
         return { kind: 'error', message: 'upstream unavailable' };
       }
@@ -301,6 +363,7 @@ describe('settlement under attack', () => {
       );
       const quote = body as Quote;
       const id = quote.protocol.v2.orderId;
+      refundData = id.toLowerCase();
       await clients.send(
         a.chainId,
         a.accounts.user.privateKey,
@@ -318,7 +381,16 @@ describe('settlement under attack', () => {
       expect(refunds.map((entry) => entry.state)).toEqual(['mined']);
       const types = await eventTypesOf(db, id);
       expect(types.filter((type) => type === 'RefundSucceeded')).toHaveLength(1);
-      expect(types).toContain('RefundFailed');
+      // Told on the first attempt that failed, before the one that was sent.
+      expect(types.filter((type) => type.startsWith('Refund'))).toEqual([
+        'RefundFailed',
+        'RefundSubmitted',
+        'RefundSucceeded',
+      ]);
+      const payments = await db.query<{ purpose: string }>(
+        'SELECT purpose FROM solver_transactions ORDER BY id',
+      );
+      expect(payments.rows).toEqual([{ purpose: 'refund' }]);
     } finally {
       await proxyA.stop();
     }
