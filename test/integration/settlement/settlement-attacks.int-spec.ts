@@ -234,11 +234,14 @@ describe('settlement under attack', () => {
       [b.chainId],
     );
     expect(rows).toEqual([]);
-    const fills = await db.query<{ n: string }>(
-      `SELECT count(*)::text AS n FROM solver_transactions WHERE purpose = 'fill' AND request_id = ANY($1)`,
+    // One live fill per request. A fill journaled by an instance whose job the other took over is abandoned (void:
+    // never sent, its nonce filled) and may sit beside it when the machine is slow enough for leases to lapse.
+    const fills = await db.query<{ request_id: string; n: string }>(
+      `SELECT request_id, count(*)::text AS n FROM solver_transactions
+        WHERE purpose = 'fill' AND state <> 'void' AND request_id = ANY($1) GROUP BY request_id`,
       [requests.map((request) => request.id.toLowerCase())],
     );
-    expect(fills.rows[0].n).toBe('6');
+    expect(fills.rows.map((row) => row.n)).toEqual(['1', '1', '1', '1', '1', '1']);
   });
 
   it('a permit deposit posted three times at once is sent once: every answer names the one journaled transaction', async () => {
