@@ -12,7 +12,7 @@ import type {
 } from '../requests/domain/request-events.js';
 import type { RequestStatus } from '../requests/domain/request-status.js';
 import { readRequestFacts } from './request-facts.js';
-import { isRevert, type JobOutcome, type SolverJobDeps } from './solver-job.js';
+import { isRevert, type JobOutcome, type SolverJobDeps, storedError } from './solver-job.js';
 import { type ClaimedJob, jobKey } from './solver-jobs.js';
 import type { JournalEntry, TxIntent } from './transaction-journal.js';
 
@@ -70,7 +70,7 @@ export class DepositAddressJob {
           );
         } catch (error) {
           throw new DepositAddressTxNotSent(
-            `${plan.purpose} ${isRevert(error) ? 'would revert' : 'not sent'}: ${(error as Error).message}`,
+            `${plan.purpose} ${isRevert(error) ? 'would revert' : 'not sent'}: ${storedError(error)}`,
           );
         }
         failpoint('sweep:after-record');

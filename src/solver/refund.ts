@@ -1,6 +1,6 @@
 import type { Hex } from 'viem';
 import { failpoint } from '../common/failpoints.js';
-import { isRevert, type JobOutcome, type SolverJobDeps } from './solver-job.js';
+import { isRevert, type JobOutcome, type SolverJobDeps, storedError } from './solver-job.js';
 import { refundRecipient, transferIntent } from './payments.js';
 import { readRequestFacts } from './request-facts.js';
 import { type ClaimedJob, jobKey } from './solver-jobs.js';
@@ -45,9 +45,7 @@ export class RefundJob {
             this.deps.jobs.guard(job),
           );
         } catch (error) {
-          throw new RefundNotSent(
-            `${isRevert(error) ? 'would revert' : 'not sent'}: ${(error as Error).message}`,
-          );
+          throw new RefundNotSent(`${isRevert(error) ? 'would revert' : 'not sent'}: ${storedError(error)}`);
         }
         failpoint('refund:after-record');
       }

@@ -40,3 +40,16 @@ export function isRevert(error: unknown): boolean {
 export function message(error: unknown): string {
   return String((error as { shortMessage?: string }).shortMessage ?? (error as Error).message ?? error);
 }
+
+/**
+ * An error as the solver stores it for operators (`solver_jobs.last_error`, `unmatched_deposits`): viem's short
+ * message and the node's own words (`details`), never the rest of viem's message, which repeats the URL it called
+ * (a provider's key can sit in it) and the request body. Other errors as they are.
+ */
+export function storedError(error: unknown): string {
+  const { shortMessage, details } = (error ?? {}) as { shortMessage?: unknown; details?: unknown };
+  if (typeof shortMessage !== 'string') return String((error as Error | undefined)?.message ?? error);
+  return typeof details === 'string' && details !== '' && !shortMessage.includes(details)
+    ? `${shortMessage} (${details})`
+    : shortMessage;
+}

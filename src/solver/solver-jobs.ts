@@ -1,5 +1,6 @@
 import type { Database, SqlExecutor } from '../database/database.js';
 import type { RecordedEvent } from '../event-store/event-store.js';
+import { storedError } from './solver-job.js';
 
 export type JobKind = 'fill' | 'refund' | 'sweep' | 'give-back' | 'attest';
 
@@ -200,7 +201,7 @@ export class SolverJobs {
               state = CASE WHEN $6 THEN 'failed' ELSE state END,
               next_attempt_at = now() + least(power(2, greatest(attempts - 1, 0)), 300) * interval '1 second'
         WHERE ${WHERE_JOB}`,
-      [...jobParams(job), String((error as Error)?.message ?? error).slice(0, 1000), gaveUp],
+      [...jobParams(job), storedError(error).slice(0, 1000), gaveUp],
     );
     return gaveUp;
   }

@@ -3,6 +3,7 @@ import type { ChainRegistry } from '../chains/chain-registry.js';
 import type { Database, SqlExecutor } from '../database/database.js';
 import { failpoint } from '../common/failpoints.js';
 import { transferIntent } from './payments.js';
+import { storedError } from './solver-job.js';
 import type { TransactionJournal } from './transaction-journal.js';
 
 interface UnmatchedRow {
@@ -57,7 +58,7 @@ export class UnmatchedReturns {
           const outcome = await this.returnOne(row);
           await this.update(row, outcome === 'later' ? 'later' : outcome, null);
         } catch (error) {
-          await this.update(row, 'retry', String((error as Error).message ?? error).slice(0, 1000));
+          await this.update(row, 'retry', storedError(error).slice(0, 1000));
           onError(error);
         }
       }),
