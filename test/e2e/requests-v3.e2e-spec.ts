@@ -1,10 +1,6 @@
 import { CommandBus } from '@nestjs/cqrs';
 import { randomBytes } from 'node:crypto';
-import {
-  evolveRequestRecord,
-  type RequestRecordState,
-  type RequestV3,
-} from '../../projections/requests/request-record.js';
+import { type RequestRecordState, type RequestV3 } from '../../projections/requests/request-record.js';
 import { ApiKeysService, type CreatedApiKey } from '../../src/api-keys/api-keys.service.js';
 import { DATABASE, type Database } from '../../src/database/database.js';
 import { ExecuteRequestCommand } from '../../src/requests/commands/execute-request.command.js';
@@ -12,7 +8,7 @@ import type { RequestCommand } from '../../src/requests/domain/request-decide.js
 import type { RequestQuotedData } from '../../src/requests/domain/request-events.js';
 import { sampleLifecycle, sampleQuote } from '../../src/requests/domain/sample-requests.js';
 import { startTestApp, type TestApp, waitForProjections } from '../support/app.js';
-import { recordedEvents } from '../support/request-events.js';
+import { recordAfter } from '../support/request-events.js';
 
 type Outcome =
   | 'success'
@@ -137,8 +133,7 @@ function commandsFor(quote: RequestQuotedData, n: number, outcome: Outcome): Req
   }
 }
 
-const fold = (commands: RequestCommand[]) =>
-  recordedEvents(commands).reduce<RequestRecordState | null>(evolveRequestRecord, null)!;
+const fold = (commands: RequestCommand[]) => recordAfter(commands);
 
 /**
  * ~35 requests: three chains each way (same-chain swaps where they meet), USDC or ETH out, app fees of 0, 25 or 100

@@ -1,3 +1,4 @@
+import { evolveRequestRecord, type RequestRecordState } from '../../projections/requests/request-record.js';
 import { eventTypeOf } from '../../src/event-store/domain-event.js';
 import type { RecordedEvent } from '../../src/event-store/event-store.js';
 import { decide, type RequestCommand } from '../../src/requests/domain/request-decide.js';
@@ -24,4 +25,9 @@ export function recordedEvents(commands: RequestCommand[], streamId = 'request-x
     }
   }
   return events;
+}
+
+/** The history record (v3 and v2 share it) the commands' events fold to, as the projections fold them. */
+export function recordAfter(commands: RequestCommand[], streamId?: string): RequestRecordState {
+  return recordedEvents(commands, streamId).reduce<RequestRecordState | null>(evolveRequestRecord, null)!;
 }

@@ -1,9 +1,5 @@
 import pg from 'pg';
 import {
-  evolveRequestRecord,
-  type RequestRecordState,
-} from '../../../projections/requests/request-record.js';
-import {
   compactRecordState,
   CURRENCIES_KEY,
   expandV3Record,
@@ -11,18 +7,14 @@ import {
 import { recordAnswerText } from '../../../src/history/record-text.js';
 import type { RequestCommand } from '../../../src/requests/domain/request-decide.js';
 import { sampleQuote } from '../../../src/requests/domain/sample-requests.js';
-import { recordedEvents } from '../../support/request-events.js';
+import { recordAfter } from '../../support/request-events.js';
 import { TEST_SERVER_URL } from '../../support/postgres.js';
 import { scenario } from '../../unit/status/request-scenarios.js';
 
 const N = 11;
 const quote = sampleQuote(N, { appFeeBps: 50, referrer: 'wallet.example' });
 const paths = scenario(quote, N);
-const recordAfter = (commands: RequestCommand[]): RequestRecordState =>
-  recordedEvents(commands, `request-${quote.requestId}`).reduce<RequestRecordState | null>(
-    evolveRequestRecord,
-    null,
-  )!;
+const recordOf = (commands: RequestCommand[]) => recordAfter(commands, `request-${quote.requestId}`);
 
 describe(recordAnswerText.name, () => {
   let client: pg.Client;
@@ -53,7 +45,7 @@ describe(recordAnswerText.name, () => {
   ])(
     'writes a %s record as JSON.stringify writes it parsed and expanded, byte for byte',
     async (_, commands) => {
-      const record = recordAfter(commands as RequestCommand[]);
+      const record = recordOf(commands as RequestCommand[]);
       const compact = compactRecordState(record) as Record<string, unknown>;
       const currencies = JSON.parse(await stored(compact[CURRENCIES_KEY])) as unknown[];
       const text = await stored(compact.v3);

@@ -1,8 +1,3 @@
-import type { RecordedEvent } from '../../../src/event-store/event-store.js';
-import {
-  evolveRequestRecord,
-  type RequestRecordState,
-} from '../../../projections/requests/request-record.js';
 import {
   DELAYED_MIN_MS,
   NOT_APPLICABLE,
@@ -13,14 +8,10 @@ import type { RequestCommand } from '../../../src/requests/domain/request-decide
 import type { RequestQuotedData } from '../../../src/requests/domain/request-events.js';
 import type { Amount, SponsorshipPhase } from '../../../src/requests/domain/records.js';
 import { sampleCurrency, sampleQuote } from '../../../src/requests/domain/sample-requests.js';
-import { recordedEvents } from '../../support/request-events.js';
+import { recordAfter } from '../../support/request-events.js';
 import { scenario } from '../status/request-scenarios.js';
 
-const fold = (commands: RequestCommand[]) =>
-  recordedEvents(commands).reduce<RequestRecordState | null>(
-    (state, event: RecordedEvent) => evolveRequestRecord(state, event),
-    null,
-  )!;
+const fold = (commands: RequestCommand[]) => recordAfter(commands);
 const NOW = new Date('2026-11-22T12:00:00Z');
 
 describe(toV2Record.name, () => {

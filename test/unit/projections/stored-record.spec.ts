@@ -1,7 +1,4 @@
-import {
-  evolveRequestRecord,
-  type RequestRecordState,
-} from '../../../projections/requests/request-record.js';
+import { type RequestRecordState } from '../../../projections/requests/request-record.js';
 import {
   compactRecordState,
   CURRENCIES_KEY,
@@ -11,24 +8,20 @@ import {
 } from '../../../projections/requests/stored-record.js';
 import type { RequestCommand } from '../../../src/requests/domain/request-decide.js';
 import { sampleQuote } from '../../../src/requests/domain/sample-requests.js';
-import { recordedEvents } from '../../support/request-events.js';
+import { recordAfter } from '../../support/request-events.js';
 import { scenario } from '../status/request-scenarios.js';
 
 const N = 7;
 const quote = sampleQuote(N, { appFeeBps: 50, referrer: 'wallet.example' });
 const paths = scenario(quote, N);
-const recordAfter = (commands: RequestCommand[]): RequestRecordState =>
-  recordedEvents(commands, `request-${quote.requestId}`).reduce<RequestRecordState | null>(
-    evolveRequestRecord,
-    null,
-  )!;
+const recordOf = (commands: RequestCommand[]) => recordAfter(commands, `request-${quote.requestId}`);
 /** What the database hands back: JSON, without the JavaScript objects' identity. */
 const roundTrip = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
 
 const records: [string, RequestRecordState][] = [
-  ['quoted', recordAfter([paths.recordQuote])],
-  ['filled', recordAfter(paths.success)],
-  ['refunded', recordAfter(paths.refunded)],
+  ['quoted', recordOf([paths.recordQuote])],
+  ['filled', recordOf(paths.success)],
+  ['refunded', recordOf(paths.refunded)],
 ];
 
 describe(compactRecordState.name, () => {

@@ -2,10 +2,6 @@ import {
   evolveRequestStatus,
   type RequestStatusState,
 } from '../../../projections/request-status/request-status.projection.js';
-import {
-  evolveRequestRecord,
-  type RequestRecordState,
-} from '../../../projections/requests/request-record.js';
 import type { RequestCommand } from '../../../src/requests/domain/request-decide.js';
 import { REQUEST_STATUSES } from '../../../src/requests/domain/request-status.js';
 import { sampleQuote } from '../../../src/requests/domain/sample-requests.js';
@@ -14,7 +10,7 @@ import {
   serializePayload,
   type StatusUpdatedPayload,
 } from '../../../src/webhooks/index.js';
-import { recordedEvents } from '../../support/request-events.js';
+import { recordAfter, recordedEvents } from '../../support/request-events.js';
 import { later, scenario } from '../status/request-scenarios.js';
 
 const N = 12;
@@ -23,8 +19,7 @@ const paths = scenario(quote, N);
 const EVENT_AT = Date.parse('2026-11-01T00:00:30.123Z');
 
 const events = (commands: RequestCommand[]) => recordedEvents(commands, `request-${quote.requestId}`);
-const recordAfter = (commands: RequestCommand[]): RequestRecordState =>
-  events(commands).reduce<RequestRecordState | null>(evolveRequestRecord, null)!;
+const recordOf = (commands: RequestCommand[]) => recordAfter(commands, `request-${quote.requestId}`);
 const statusStateAfter = (commands: RequestCommand[]): RequestStatusState =>
   events(commands).reduce<RequestStatusState | null>(evolveRequestStatus, null)!;
 /** As the webhook consumer builds it: the shared record plus the failure details the status row keeps. */
@@ -49,7 +44,7 @@ const expiredInFlight: RequestCommand[] = [
 
 describe('buildStatusPayload', () => {
   it('renders a fresh quote exactly as the spec table has it (field for field, in order)', () => {
-    const payload = buildStatusPayload(recordAfter([paths.recordQuote]), { eventTimestampMs: EVENT_AT });
+    const payload = buildStatusPayload(recordOf([paths.recordQuote]), { eventTimestampMs: EVENT_AT });
     expect(payload).toEqual({
       event: 'request.status.updated',
       timestamp: EVENT_AT,
@@ -86,7 +81,7 @@ describe('buildStatusPayload', () => {
   });
 
   it('keeps timestamp (when the event was recorded) apart from data.updatedAt (when the fact happened)', () => {
-    const payload = buildStatusPayload(recordAfter(paths.success.slice(0, 3)), {
+    const payload = buildStatusPayload(recordOf(paths.success.slice(0, 3)), {
       eventTimestampMs: EVENT_AT,
     });
     expect(payload.timestamp).toBe(EVENT_AT);
@@ -140,7 +135,7 @@ describe('buildStatusPayload', () => {
   });
 
   it('says UNKNOWN on refund when no reason was recorded', () => {
-    expect(recordAfter(refundWithoutReason).v3.data.failReason).toBeNull();
+    expect(recordOf(refundWithoutReason).v3.data.failReason).toBeNull();
     expect(payloadAfter(refundWithoutReason).data).toMatchObject({
       status: 'refund',
       failReason: 'UNKNOWN',
@@ -155,7 +150,7 @@ describe('buildStatusPayload', () => {
       data: { ...(paths.submitRefund.data as object), reason: 'SOLVER_CAPACITY_EXCEEDED' },
     } as RequestCommand;
     const commands = [paths.recordQuote, paths.detect, paths.confirm, submitRefund];
-    expect(recordAfter(commands).v3.data.failReason).toBe('SOLVER_CAPACITY_EXCEEDED');
+    expect(recordOf(commands).v3.data.failReason).toBe('SOLVER_CAPACITY_EXCEEDED');
     expect(payloadAfter(commands).data).toMatchObject({ status: 'pending', failReason: 'N/A' });
     expect(payloadAfter([...commands, paths.refundSuccess]).data).toMatchObject({
       status: 'refund',
@@ -187,14 +182,14 @@ describe('buildStatusPayload', () => {
   });
 
   it('has null details without failure details (the record alone)', () => {
-    const record = recordAfter(paths.refunded.slice(0, 5));
+    const record = recordOf(paths.refunded.slice(0, 5));
     expect(buildStatusPayload(record, { eventTimestampMs: EVENT_AT }).data.details).toBeNull();
   });
 
   it('renders the deposit address as {address, depositAddressType, depositor, depositTxHash}', () => {
     const withAddress = sampleQuote(N, { withDepositAddress: true });
     const addressPaths = scenario(withAddress, N);
-    const before = buildStatusPayload(recordAfter([addressPaths.recordQuote]), {
+    const before = buildStatusPayload(recordOf([addressPaths.recordQuote]), {
       eventTimestampMs: EVENT_AT,
     });
     const address = withAddress.depositAddress!;
@@ -205,7 +200,7 @@ describe('buildStatusPayload', () => {
       depositTxHash: null,
     });
     expect(before.data.referrer).toBeNull();
-    const after = buildStatusPayload(recordAfter(addressPaths.success.slice(0, 3)), {
+    const after = buildStatusPayload(recordOf(addressPaths.success.slice(0, 3)), {
       eventTimestampMs: EVENT_AT,
     });
     // Without a DepositAddressFunded (a transfer the watcher saw), the confirmed deposit names them.
@@ -224,7 +219,7 @@ describe('buildStatusPayload', () => {
   });
 
   it('refuses a timestamp that is not unix milliseconds', () => {
-    const record = recordAfter([paths.recordQuote]);
+    const record = recordOf([paths.recordQuote]);
     expect(() => buildStatusPayload(record, { eventTimestampMs: 1.5 })).toThrow(RangeError);
     expect(() => buildStatusPayload(record, { eventTimestampMs: NaN })).toThrow(RangeError);
   });
@@ -259,7 +254,7 @@ describe('serializePayload', () => {
   });
 
   it('gives a known body for a known request', () => {
-    const record = recordAfter([paths.recordQuote]);
+    const record = recordOf([paths.recordQuote]);
     expect(serializePayload(buildStatusPayload(record, { eventTimestampMs: 1793505600123 }))).toBe(
       `{"event":"request.status.updated","timestamp":1793505600123,"data":{"status":"waiting","inTxHashes":[],` +
         `"txHashes":[],"updatedAt":${Date.parse(quote.quotedAt)},"originChainId":31337,"destinationChainId":31338,` +
