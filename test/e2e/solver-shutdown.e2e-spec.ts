@@ -1,8 +1,9 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { Hash } from 'viem';
-import { ChainClients, settlementEnv, waitFor } from '../support/chain-clients.js';
-import { type Devnet, startDevnets } from '../support/devnet.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { type ChainClients, settlementEnv, waitFor } from '../support/chain-clients.js';
+import type { Devnet } from '../support/devnet.js';
+import type { TestDatabase } from '../support/postgres.js';
+import { startProcessSuite, stopProcessSuite } from '../support/process-suite.js';
 import { freePort, type Spawned, spawnNode } from '../support/process.js';
 import {
   deposit,
@@ -74,20 +75,12 @@ describe('SIGTERM while the solver works fills', () => {
     ).rows;
 
   beforeAll(async () => {
-    [a, b] = await startDevnets();
+    ({ a, b, clients, database, sql } = await startProcessSuite('ferry_solver_stop'));
     // The destination turns slow: fills sit in its mempool until the next block.
     await b.setAutomine(false);
     await b.setIntervalMining(BLOCK_MS);
-    clients = new ChainClients([a, b]);
-    database = await createTestDatabase('ferry_solver_stop');
-    sql = new pg.Client({ connectionString: database.url });
-    await sql.connect();
   }, 120_000);
-  afterAll(async () => {
-    await sql?.end();
-    await database?.drop();
-    await Promise.all([a?.stop(), b?.stop()]);
-  });
+  afterAll(() => stopProcessSuite({ a, b, database, sql }));
 
   it('exits in time, leaves no lease and a consistent journal; the next instance pays each request once', async () => {
     const first = await ferry();

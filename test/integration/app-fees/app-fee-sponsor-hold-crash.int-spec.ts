@@ -1,8 +1,9 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { Address, Hex } from 'viem';
-import { ChainClients, settlementEnv, waitFor } from '../../support/chain-clients.js';
-import { type Devnet, startDevnets } from '../../support/devnet.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import { type ChainClients, settlementEnv, waitFor } from '../../support/chain-clients.js';
+import type { Devnet } from '../../support/devnet.js';
+import type { TestDatabase } from '../../support/postgres.js';
+import { startProcessSuite, stopProcessSuite } from '../../support/process-suite.js';
 import { freePort, runBuiltCli, type Spawned, spawnNode } from '../../support/process.js';
 import { deposit, freshRecipient, type Quote } from '../settlement/settlement-support.js';
 
@@ -87,17 +88,9 @@ describe('a solver killed between a sponsorship hold and its fill', () => {
     ).rows;
 
   beforeAll(async () => {
-    [a, b] = await startDevnets();
-    clients = new ChainClients([a, b]);
-    database = await createTestDatabase('ferry_sponsor_crash');
-    sql = new pg.Client({ connectionString: database.url });
-    await sql.connect();
+    ({ a, b, clients, database, sql } = await startProcessSuite('ferry_sponsor_crash'));
   }, 120_000);
-  afterAll(async () => {
-    await sql?.end();
-    await database?.drop();
-    await Promise.all([a?.stop(), b?.stop()]);
-  });
+  afterAll(() => stopProcessSuite({ a, b, database, sql }));
 
   it('killed at fill:after-sponsor-hold, restarted: held once, filled once, paid once from the hold', async () => {
     // The sponsor earns B of app fees.

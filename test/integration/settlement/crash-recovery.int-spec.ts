@@ -1,9 +1,10 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { encodeFunctionData, type Hex } from 'viem';
 import { depositoryAbi } from '../../../src/chains/abi/depository.js';
-import { ChainClients, waitFor, settlementEnv } from '../../support/chain-clients.js';
-import { type Devnet, startDevnets } from '../../support/devnet.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import { type ChainClients, waitFor, settlementEnv } from '../../support/chain-clients.js';
+import type { Devnet } from '../../support/devnet.js';
+import type { TestDatabase } from '../../support/postgres.js';
+import { startProcessSuite, stopProcessSuite } from '../../support/process-suite.js';
 import { freePort, type Spawned, spawnNode } from '../../support/process.js';
 import { deposit, ETH, ethQuoteBody, freshRecipient, type Quote } from './settlement-support.js';
 
@@ -55,17 +56,9 @@ describe('a solver killed between the steps of a fill', () => {
     ((await (await fetch(`${url}/intents/status/v3?requestId=${id}`)).json()) as { status: string }).status;
 
   beforeAll(async () => {
-    [a, b] = await startDevnets();
-    clients = new ChainClients([a, b]);
-    database = await createTestDatabase('ferry_crash');
-    sql = new pg.Client({ connectionString: database.url });
-    await sql.connect();
+    ({ a, b, clients, database, sql } = await startProcessSuite('ferry_crash'));
   }, 120_000);
-  afterAll(async () => {
-    await sql?.end();
-    await database?.drop();
-    await Promise.all([a?.stop(), b?.stop()]);
-  });
+  afterAll(() => stopProcessSuite({ a, b, database, sql }));
 
   it.each(['fill:after-record', 'fill:after-submit', 'fill:after-broadcast'])(
     'killed at %s, restarted: exactly one payment',
