@@ -1,12 +1,18 @@
 import type pg from 'pg';
-import { encodeFunctionData, type Hex } from 'viem';
-import { depositoryAbi } from '../../../src/chains/abi/depository.js';
+import type { Hex } from 'viem';
 import { type ChainClients, waitFor, settlementEnv } from '../../support/chain-clients.js';
 import type { Devnet } from '../../support/devnet.js';
 import type { TestDatabase } from '../../support/postgres.js';
 import { startProcessSuite, stopProcessSuite } from '../../support/process-suite.js';
 import { freePort, type Spawned, spawnNode } from '../../support/process.js';
-import { deposit, ETH, ethQuoteBody, freshRecipient, type Quote } from './settlement-support.js';
+import {
+  deposit,
+  depositNativeFor,
+  ETH,
+  ethQuoteBody,
+  freshRecipient,
+  type Quote,
+} from './settlement-support.js';
 
 const MAIN = 'dist/src/main.js';
 
@@ -139,17 +145,7 @@ describe('a solver killed between the steps of a fill', () => {
       const { recipient, quote } = await quoteFrom(first.url);
       const id = quote.protocol.v2.orderId;
       const short = BigInt(quote.details.currencyIn.amount) - 1n;
-      const receipt = await clients.send(
-        a.chainId,
-        a.accounts.user.privateKey,
-        a.deployment.depository,
-        encodeFunctionData({
-          abi: depositoryAbi,
-          functionName: 'depositNative',
-          args: [a.accounts.user.address, id as Hex],
-        }),
-        short,
-      );
+      const receipt = await depositNativeFor(clients, a, id as Hex, short);
       expect(receipt.status).toBe('success');
       expect(await first.process.exited).toBe('SIGKILL');
 

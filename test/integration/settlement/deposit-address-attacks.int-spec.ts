@@ -1,6 +1,5 @@
 import { type Address, encodeFunctionData, type Hex } from 'viem';
 import { depositAddressFactoryAbi } from '../../../src/chains/abi/deposit-address-factory.js';
-import { depositoryAbi } from '../../../src/chains/abi/depository.js';
 import { erc20Abi } from '../../../src/chains/abi/erc20.js';
 import { DATABASE, type Database } from '../../../src/database/database.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
@@ -20,6 +19,7 @@ import {
   freshRecipient,
   journalOf,
   smartWalletAbi,
+  depositNativeFor,
 } from './settlement-support.js';
 
 /**
@@ -274,17 +274,7 @@ describe('deposit-address attacks with tokens on local chains', () => {
     expect(await clients.balanceOf(a.chainId, ETH, recovered.address)).toBe(0n);
     await a.request('evm_increaseTime', [700]);
     await a.request('evm_mine', []);
-    await clients.send(
-      a.chainId,
-      a.accounts.user.privateKey,
-      a.deployment.depository,
-      encodeFunctionData({
-        abi: depositoryAbi,
-        functionName: 'depositNative',
-        args: [a.accounts.user.address, recovered.id],
-      }),
-      recovered.amount,
-    );
+    await depositNativeFor(clients, a, recovered.id, recovered.amount);
     await app.close();
     app = await startTestApp(settlementEnv(a, b), [], undefined, database);
     db = app.app.get<Database>(DATABASE);

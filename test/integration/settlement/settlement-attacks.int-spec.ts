@@ -1,5 +1,4 @@
-import { encodeFunctionData, type Hex, parseTransaction } from 'viem';
-import { depositoryAbi } from '../../../src/chains/abi/depository.js';
+import { type Hex, parseTransaction } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ManualClock } from '../../../src/common/clock.js';
 import { DATABASE, type Database } from '../../../src/database/database.js';
@@ -23,6 +22,7 @@ import {
   freshRecipient,
   journalOf,
   type Quote,
+  depositNativeFor,
 } from './settlement-support.js';
 
 interface PermitItem {
@@ -284,18 +284,7 @@ describe('settlement under attack', () => {
   it('deposits for ids this database never quoted, made before it watched the chain (in its first head block, or indexed by hand), are not returned: another Ferry took them; one made since is', async () => {
     // Deposits for another Ferry on the same depository (a reused chain), the newest in the head block when this
     // database starts.
-    const depositFor = (id: Hex) =>
-      clients.send(
-        a.chainId,
-        a.accounts.user.privateKey,
-        a.deployment.depository,
-        encodeFunctionData({
-          abi: depositoryAbi,
-          functionName: 'depositNative',
-          args: [a.accounts.user.address, id],
-        }),
-        10n ** 15n,
-      );
+    const depositFor = (id: Hex) => depositNativeFor(clients, a, id, 10n ** 15n);
     const older = await depositFor(`0x${'a6'.repeat(32)}`);
     const theirs = await depositFor(`0x${'a7'.repeat(32)}`);
     const app = await start();
@@ -367,17 +356,7 @@ describe('settlement under attack', () => {
       const quote = body as Quote;
       const id = quote.protocol.v2.orderId;
       refundData = id.toLowerCase();
-      await clients.send(
-        a.chainId,
-        a.accounts.user.privateKey,
-        a.deployment.depository,
-        encodeFunctionData({
-          abi: depositoryAbi,
-          functionName: 'depositNative',
-          args: [a.accounts.user.address, id],
-        }),
-        BigInt(quote.details.currencyIn.amount) - 1n,
-      );
+      await depositNativeFor(clients, a, id, BigInt(quote.details.currencyIn.amount) - 1n);
       await statusIs(app, id, 'refund', 'refunded');
       expect(failures).toBe(2);
       const refunds = (await journalOf(db, id)).filter((entry) => entry.purpose === 'refund');

@@ -1,5 +1,6 @@
-import type { Address, Hex } from 'viem';
+import { type Address, encodeFunctionData, type Hex, type TransactionReceipt } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { depositoryAbi } from '../../../src/chains/abi/depository.js';
 import type { Database } from '../../../src/database/database.js';
 import type { ChainClients } from '../../support/chain-clients.js';
 import type { Devnet } from '../../support/devnet.js';
@@ -41,6 +42,29 @@ export function ethQuoteBody(
 }
 
 /** Sends the quote's transaction steps from the user's key (each must succeed). */
+/**
+ * The demo user's native deposit of `amount` for `id` into chain a's depository, sent as a wallet sends it, whatever
+ * a quote asked (a short amount, an id no quote issued); its receipt.
+ */
+export function depositNativeFor(
+  clients: ChainClients,
+  a: Devnet,
+  id: Hex,
+  amount: bigint,
+): Promise<TransactionReceipt> {
+  return clients.send(
+    a.chainId,
+    a.accounts.user.privateKey,
+    a.deployment.depository,
+    encodeFunctionData({
+      abi: depositoryAbi,
+      functionName: 'depositNative',
+      args: [a.accounts.user.address, id],
+    }),
+    amount,
+  );
+}
+
 export async function deposit(clients: ChainClients, a: Devnet, quote: Quote): Promise<void> {
   for (const step of quote.steps) {
     if (step.kind !== 'transaction') continue;

@@ -1,5 +1,4 @@
-import { type Address, encodeFunctionData, type Hex } from 'viem';
-import { depositoryAbi } from '../../../src/chains/abi/depository.js';
+import type { Hex } from 'viem';
 import { ChainRuntime } from '../../../src/chains/chain-runtime.service.js';
 import { DATABASE, type Database } from '../../../src/database/database.js';
 import type { AppConfig } from '../../../src/config/app-config.js';
@@ -8,7 +7,14 @@ import { startTestApp, type TestApp } from '../../support/app.js';
 import { ChainClients, postJson, settlementEnv, waitFor } from '../../support/chain-clients.js';
 import { type Devnet, startDevnets } from '../../support/devnet.js';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
-import { ethQuoteBody, eventTypesOf, freshRecipient, journalOf, type Quote } from './settlement-support.js';
+import {
+  depositNativeFor,
+  ethQuoteBody,
+  eventTypesOf,
+  freshRecipient,
+  journalOf,
+  type Quote,
+} from './settlement-support.js';
 
 /** Ten minutes: no loop of the watcher or the solver polls again during a test. */
 const NEVER = '600000';
@@ -41,18 +47,7 @@ describe('settlement without waiting for polls', () => {
     const quote = body as Quote;
     return { id: quote.protocol.v2.orderId, amount: BigInt(quote.details.currencyIn.amount), recipient };
   };
-  const depositTo = (id: Hex, amount: bigint) =>
-    clients.send(
-      a.chainId,
-      a.accounts.user.privateKey,
-      a.deployment.depository as Address,
-      encodeFunctionData({
-        abi: depositoryAbi,
-        functionName: 'depositNative',
-        args: [a.accounts.user.address, id],
-      }),
-      amount,
-    );
+  const depositTo = (id: Hex, amount: bigint) => depositNativeFor(clients, a, id, amount);
 
   beforeAll(async () => {
     [a, b] = await startDevnets();
