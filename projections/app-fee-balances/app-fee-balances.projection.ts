@@ -34,7 +34,7 @@ const accountEvent = (event: RecordedEvent): AppFeeAccountEvent =>
  */
 export const appFeeBalancesProjection: Projection<AppFeeAccountState> = {
   name: 'app-fee-balances',
-  version: 4,
+  version: 5,
   table: 'app_fee_balances',
   columns: [
     { name: 'accrued', type: 'numeric', value: (state) => state.accrued },

@@ -9,6 +9,7 @@ import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
 import type { RequestQuotedData } from '../requests/domain/request-events.js';
 import type { AppFeesConfig } from './app-fees.config.js';
 import { AppFeeAccountAggregate } from './domain/app-fee-account.aggregate.js';
+import type { LogMark } from './domain/app-fee-account-state.js';
 import { SponsorHolds } from './sponsor-holds.js';
 import { releaseCandidatesOf, releaseSponsorHolds } from './sponsor-releases.js';
 import { successfulFills, userPaidFraction } from './domain/successful-fills.js';
@@ -28,6 +29,7 @@ export interface Accrual {
   readonly requestId: string;
   readonly amountUsd: string;
   readonly accruedAt: string;
+  readonly source: LogMark;
 }
 
 /**
@@ -40,7 +42,7 @@ export function accrualsOf(
   quotes: ReadonlyMap<string, RequestQuotedData> = new Map(),
 ): Accrual[] {
   const accruals: Accrual[] = [];
-  for (const { streamId, requestId, fill } of successfulFills(events)) {
+  for (const { streamId, requestId, fill, source } of successfulFills(events)) {
     const byRecipient = new Map<string, Decimal>();
     for (const fee of fill.appFees ?? []) {
       const address = fee.recipient.toLowerCase();
@@ -52,7 +54,7 @@ export function accrualsOf(
         ? gross.mul(Decimal.of(paid.userPays), 'floor').div(Decimal.of(paid.total), 'floor')
         : gross;
       if (!usd.isPositive()) continue;
-      accruals.push({ address, requestId, amountUsd: usd.toString(), accruedAt: fill.completedAt });
+      accruals.push({ address, requestId, amountUsd: usd.toString(), accruedAt: fill.completedAt, source });
     }
   }
   return accruals;
@@ -78,15 +80,22 @@ export interface SponsorDebit {
   /** Base USDC units. */
   readonly amount: string;
   readonly at: string;
+  readonly source: LogMark;
 }
 
 /** The sponsor payments a batch of the log calls for: one per filled request whose sponsorship an app balance pays. */
 export function sponsorDebitsOf(events: readonly RecordedEvent[]): SponsorDebit[] {
-  return successfulFills(events).flatMap(({ requestId, fill }) => {
+  return successfulFills(events).flatMap(({ requestId, fill, source }) => {
     const payment = fill.feeSponsorship?.sponsorPayment;
     if (!payment || BigInt(payment.amount) <= 0n) return [];
     return [
-      { address: payment.address.toLowerCase(), requestId, amount: payment.amount, at: fill.completedAt },
+      {
+        address: payment.address.toLowerCase(),
+        requestId,
+        amount: payment.amount,
+        at: fill.completedAt,
+        source,
+      },
     ];
   });
 }
@@ -121,7 +130,7 @@ export class AppFeeAccrual {
     private readonly batchSize = 200,
   ) {
     this.revenueShare = new RevenueShareAccrual(db, store, accounts);
-    this.holds = new SponsorHolds(store, accounts);
+    this.holds = new SponsorHolds(store, { accounts });
   }
 
   async ensureCheckpoint(): Promise<void> {
@@ -187,7 +196,7 @@ export class AppFeeAccrual {
         (account) =>
           account.handle({
             type: 'PaySponsorship',
-            data: { requestId: debit.requestId, amount: debit.amount, at: debit.at },
+            data: { requestId: debit.requestId, amount: debit.amount, at: debit.at, source: debit.source },
           }),
         { metadata: { command: 'PaySponsorship', actor: ACCRUAL_CONSUMER } },
       );
@@ -208,6 +217,7 @@ export class AppFeeAccrual {
               amountUsd: formatUsd(Decimal.parse(accrual.amountUsd)),
               usdcPrice,
               accruedAt: accrual.accruedAt,
+              source: accrual.source,
             },
           }),
         { metadata: { command: 'AccrueAppFee', actor: ACCRUAL_CONSUMER } },

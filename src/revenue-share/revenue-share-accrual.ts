@@ -2,6 +2,7 @@ import { apiKeyVolumeProjection } from '../../projections/api-key-volume/api-key
 import type { Projection } from '../../projections/projection.js';
 import { projectionStatus } from '../../projections/runner/projection-status.js';
 import { AppFeeAccountAggregate } from '../app-fees/domain/app-fee-account.aggregate.js';
+import type { LogMark } from '../app-fees/domain/app-fee-account-state.js';
 import { successfulFills, userPaidFraction } from '../app-fees/domain/successful-fills.js';
 import { usdToUsdcUnits } from '../app-fees/domain/usdc-conversion.js';
 import type { ChainCurrency } from '../chains/chain.js';
@@ -37,6 +38,8 @@ export interface RevenueShareCredit {
   readonly platformFeeUsd: string;
   readonly amountUsd: string;
   readonly accruedAt: string;
+  /** Where the request's `FillSucceeded` sits in the log (the account takes one share per fill, in log order). */
+  readonly source: LogMark;
 }
 
 /** The `api-key-volume` projection has not applied the requests a batch's shares depend on yet: try again later. */
@@ -74,7 +77,7 @@ export class RevenueShareAccrual {
   ): Promise<RevenueShareCredit[]> {
     const credits: RevenueShareCredit[] = [];
     let checked = false;
-    for (const { streamId, requestId, fill } of successfulFills(events)) {
+    for (const { streamId, requestId, fill, source } of successfulFills(events)) {
       if (!Decimal.parse(fill.fees?.platform?.usd ?? '0', 'floor').isPositive()) continue;
       const quote = quotes.get(streamId);
       if (!quote?.apiKeyId || !quote.transactionType) continue;
@@ -107,6 +110,7 @@ export class RevenueShareAccrual {
         platformFeeUsd,
         amountUsd: amountUsd.toString(),
         accruedAt: fill.completedAt,
+        source,
       });
     }
     return credits;

@@ -22,6 +22,8 @@ import {
   evolve,
   heldFor,
   initialAppFeeAccountState,
+  type LogMark,
+  taken,
 } from './app-fee-account-state.js';
 import { convertUsdcUnits } from './usdc-conversion.js';
 
@@ -39,10 +41,15 @@ export interface ClaimPayoutTerms {
   } | null;
 }
 
+/** What the fill an entry is taken for says of it: where it sits in the log (one entry of a kind per fill). */
+interface CausedByFill {
+  readonly source: LogMark;
+}
+
 /** What can be asked of an app-fee account. Each carries its own time; decide() never reads the clock. */
 export type AppFeeAccountCommand =
-  | { readonly type: 'AccrueAppFee'; readonly data: AppFeeAccruedData }
-  | { readonly type: 'AccrueRevenueShare'; readonly data: RevenueShareAccruedData }
+  | { readonly type: 'AccrueAppFee'; readonly data: AppFeeAccruedData & CausedByFill }
+  | { readonly type: 'AccrueRevenueShare'; readonly data: RevenueShareAccruedData & CausedByFill }
   | {
       readonly type: 'AuthorizeClaim';
       readonly data: {
@@ -80,7 +87,12 @@ export type AppFeeAccountCommand =
     }
   | {
       readonly type: 'PaySponsorship';
-      readonly data: { readonly requestId: string; readonly amount: string; readonly at: string };
+      readonly data: {
+        readonly requestId: string;
+        readonly amount: string;
+        readonly at: string;
+        readonly source: LogMark;
+      };
     };
 
 export type AppFeeErrorCode =
@@ -122,13 +134,13 @@ export function decide(
 ): DecidedAppFeeEvent[] {
   switch (command.type) {
     case 'AccrueAppFee': {
-      const { requestId, amount } = command.data;
-      if (state.requestIds.includes(requestId) || BigInt(amount) <= 0n) return [];
+      const { requestId, amount, source } = command.data;
+      if (taken(state, 'appFee', source) || BigInt(amount) <= 0n) return [];
       return [{ event: new AppFeeAccrued(command.data), id: `app-fee-accrued:${requestId}:${address}` }];
     }
     case 'AccrueRevenueShare': {
-      const { requestId, amount } = command.data;
-      if ((state.revenueShareRequestIds ?? []).includes(requestId) || BigInt(amount) <= 0n) return [];
+      const { requestId, amount, source } = command.data;
+      if (taken(state, 'revenueShare', source) || BigInt(amount) <= 0n) return [];
       return [{ event: new RevenueShareAccrued(command.data), id: `revenue-share:${requestId}` }];
     }
     case 'AuthorizeClaim': {
@@ -196,10 +208,10 @@ export function decide(
     case 'HoldSponsorship': {
       const { requestId, amount, at } = command.data;
       const asked = BigInt(amount);
-      // Held once per request (a retried fill finds its hold), and never for one already paid.
-      if (state.sponsorHolds?.[requestId] || state.sponsoredRequestIds.includes(requestId) || asked <= 0n) {
-        return [];
-      }
+      // Held once per request: a retried fill finds its open hold. A request already paid or released is not asked
+      // again (the solver holds only for a pending request); were it, the event id is its earlier hold's, and the
+      // store keeps one event per id.
+      if (state.holds[requestId] !== undefined || asked <= 0n) return [];
       const available = availableBalance(state);
       if (available < asked) {
         throw new AppFeeDomainError(
@@ -231,9 +243,9 @@ export function decide(
       ];
     }
     case 'PaySponsorship': {
-      const { requestId, amount, at } = command.data;
+      const { requestId, amount, at, source } = command.data;
       const asked = BigInt(amount);
-      if (state.sponsoredRequestIds.includes(requestId) || asked <= 0n) return [];
+      if (taken(state, 'sponsorPayment', source) || asked <= 0n) return [];
       // A held request is paid from its hold; one filled before holds existed, from what the balance has left.
       const available = availableBalance(state) + heldFor(state, requestId);
       const paid = asked < available ? asked : available > 0n ? available : 0n;
@@ -244,6 +256,7 @@ export function decide(
             amount: paid.toString(),
             shortfall: (asked - paid).toString(),
             paidAt: at,
+            source,
           }),
           id: `app-fee-sponsored:${requestId}:${address}`,
         },

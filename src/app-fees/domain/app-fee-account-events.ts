@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- each event class merges with its payload interface */
 import { DomainEvent, StoredEvent } from '../../event-store/domain-event.js';
+import type { LogMark } from './app-fee-account-state.js';
 
 /**
  * The app-fee account's events (stream `app-fee-account-<lowercased address>`, docs/app-fees.md). Amounts are USDC
@@ -15,6 +16,11 @@ export interface AppFeeAccruedData {
   readonly amountUsd: string;
   readonly usdcPrice: string;
   readonly accruedAt: string;
+  /**
+   * Where the request's `FillSucceeded` sits in the log: this account takes one app fee per fill, in log order (absent on
+   * events from before marks existed).
+   */
+  readonly source?: LogMark;
 }
 export interface AppFeeAccrued extends AppFeeAccruedData {}
 @StoredEvent('AppFeeAccrued')
@@ -125,6 +131,11 @@ export interface AppFeeSponsorshipPaidData {
   readonly amount: string;
   readonly shortfall: string;
   readonly paidAt: string;
+  /**
+   * Where the request's `FillSucceeded` sits in the log: this account takes one sponsor payment per fill, in log order (absent on
+   * events from before marks existed).
+   */
+  readonly source?: LogMark;
 }
 export interface AppFeeSponsorshipPaid extends AppFeeSponsorshipPaidData {}
 @StoredEvent('AppFeeSponsorshipPaid')
@@ -182,6 +193,11 @@ export interface RevenueShareAccruedData {
   /** USDC units credited: amountUsd ÷ usdcPrice, rounded down. */
   readonly amount: string;
   readonly accruedAt: string;
+  /**
+   * Where the request's `FillSucceeded` sits in the log: this account takes one revenue share per fill, in log order (absent on
+   * events from before marks existed).
+   */
+  readonly source?: LogMark;
 }
 export interface RevenueShareAccrued extends RevenueShareAccruedData {}
 @StoredEvent('RevenueShareAccrued')

@@ -41,15 +41,28 @@ export interface ClaimState {
   readonly conversion?: AppFeeClaimOpenedData['conversion'];
 }
 
-/** A sponsored request's hold: taken before its fill, then paid (the fill succeeded) or released (it did not). */
-export interface SponsorHold {
-  readonly amount: string;
-  readonly status: 'held' | 'paid' | 'released';
+/**
+ * Where a fill sits in the global log (`Position`, as decimal strings): the cause of a credit or a sponsor payment. The
+ * accrual consumer reads the log in order, one batch at a time, so once an account took one kind for a fill it has
+ * taken that kind for every earlier fill: "at or before the mark" is "already taken", whatever the account's age.
+ */
+export interface LogMark {
+  readonly commit: string;
+  readonly prepare: string;
+}
+
+/** The last fill each kind of entry was taken for (absent: none yet, or only entries from before marks existed). */
+export interface AccountMarks {
+  readonly appFee?: LogMark;
+  readonly revenueShare?: LogMark;
+  readonly sponsorPayment?: LogMark;
 }
 
 /**
  * One app-fee recipient's account. Amounts are USDC units as decimal strings (the state is stored as JSON by the
- * `app-fee-balances` projection); the available balance is `accrued − reserved − withdrawn − sponsored − held` and never negative.
+ * `app-fee-balances` projection and as the aggregate's snapshot); the available balance is
+ * `accrued − reserved − withdrawn − sponsored − held` and never negative. Its size does not grow with the requests it
+ * was credited for: what makes a credit once-only is a mark per kind (`marks`), and only holds still open are kept.
  */
 export interface AppFeeAccountState {
   readonly accrued: string;
@@ -57,16 +70,11 @@ export interface AppFeeAccountState {
   readonly withdrawn: string;
   /** Paid for requests this account sponsored (fee sponsorship from an app balance). */
   readonly sponsored: string;
-  /** Requests already credited: an accrual is taken once per request. */
-  readonly requestIds: readonly string[];
-  /** Sponsored requests already paid: a sponsorship is paid once per request. */
-  readonly sponsoredRequestIds: readonly string[];
-  /** The requests revenue share was credited for (once each; the amounts are in `accrued`). */
-  readonly revenueShareRequestIds?: readonly string[];
-  /** Held for sponsored requests being filled (absent on states folded before holds existed: 0). */
-  readonly held?: string;
-  /** Every request this account held a sponsorship for, by request id: a request is held once. */
-  readonly sponsorHolds?: Readonly<Record<string, SponsorHold>>;
+  /** Held for sponsored requests being filled. */
+  readonly held: string;
+  /** Open sponsorship holds by request id: USDC units kept aside until the request is paid or released. */
+  readonly holds: Readonly<Record<string, string>>;
+  readonly marks: AccountMarks;
   readonly claims: Readonly<Record<string, ClaimState>>;
 }
 
@@ -75,8 +83,9 @@ export const initialAppFeeAccountState: AppFeeAccountState = {
   reserved: '0',
   withdrawn: '0',
   sponsored: '0',
-  requestIds: [],
-  sponsoredRequestIds: [],
+  held: '0',
+  holds: {},
+  marks: {},
   claims: {},
 };
 
@@ -86,31 +95,45 @@ export function availableBalance(state: AppFeeAccountState): bigint {
     BigInt(state.reserved) -
     BigInt(state.withdrawn) -
     BigInt(state.sponsored) -
-    BigInt(state.held ?? '0')
+    BigInt(state.held)
   );
 }
 
 /** What `requestId`'s hold still keeps aside (0 when it has none, or it was paid or released). */
 export function heldFor(state: AppFeeAccountState, requestId: string): bigint {
-  const hold = state.sponsorHolds?.[requestId];
-  return hold?.status === 'held' ? BigInt(hold.amount) : 0n;
+  const hold = state.holds[requestId];
+  return hold === undefined ? 0n : BigInt(hold);
+}
+
+/** True when an entry of `kind` caused by the fill at `source` was taken already (at or before the mark). */
+export function taken(state: AppFeeAccountState, kind: keyof AccountMarks, source: LogMark): boolean {
+  const mark = state.marks[kind];
+  if (!mark) return false;
+  const [commit, markCommit] = [BigInt(source.commit), BigInt(mark.commit)];
+  return commit < markCommit || (commit === markCommit && BigInt(source.prepare) <= BigInt(mark.prepare));
 }
 
 const plus = (a: string, b: string | bigint): string => (BigInt(a) + BigInt(b)).toString();
 const minus = (a: string, b: string | bigint): string => (BigInt(a) - BigInt(b)).toString();
 
-/** The hold of `requestId` in `status`, and the total held moved by `delta`. */
-function withHold(
+/** The mark of `kind` moved to `source` (entries from before marks carry none and leave it). */
+function marked(
+  state: AppFeeAccountState,
+  kind: keyof AccountMarks,
+  source: LogMark | undefined,
+): AccountMarks {
+  return source
+    ? { ...state.marks, [kind]: { commit: source.commit, prepare: source.prepare } }
+    : state.marks;
+}
+
+/** The open holds without `requestId`'s, and the total held less what it kept aside. */
+function withoutHold(
   state: AppFeeAccountState,
   requestId: string,
-  status: SponsorHold['status'],
-  delta: bigint,
-  amount = state.sponsorHolds?.[requestId]?.amount ?? '0',
-): Pick<AppFeeAccountState, 'held' | 'sponsorHolds'> {
-  return {
-    held: plus(state.held ?? '0', delta),
-    sponsorHolds: { ...state.sponsorHolds, [requestId]: { amount, status } },
-  };
+): Pick<AppFeeAccountState, 'held' | 'holds'> {
+  const { [requestId]: amount, ...holds } = state.holds;
+  return { held: amount === undefined ? state.held : minus(state.held, amount), holds };
 }
 
 /** Pure: the account after one of its events. */
@@ -119,35 +142,35 @@ export function evolve(state: AppFeeAccountState, event: AppFeeAccountEvent): Ap
     return {
       ...state,
       accrued: plus(state.accrued, event.amount),
-      requestIds: [...state.requestIds, event.requestId],
+      marks: marked(state, 'appFee', event.source),
     };
   }
   if (event instanceof RevenueShareAccrued) {
     return {
       ...state,
       accrued: plus(state.accrued, event.amount),
-      revenueShareRequestIds: [...(state.revenueShareRequestIds ?? []), event.requestId],
+      marks: marked(state, 'revenueShare', event.source),
     };
   }
   if (event instanceof AppFeeSponsorshipPaid) {
     // A held request's payment comes out of its hold; one filled before holds existed, out of the balance.
-    const hold = heldFor(state, event.sponsoredRequestId);
     return {
       ...state,
+      ...withoutHold(state, event.sponsoredRequestId),
       sponsored: plus(state.sponsored, event.amount),
-      sponsoredRequestIds: [...state.sponsoredRequestIds, event.sponsoredRequestId],
-      ...(hold > 0n ? withHold(state, event.sponsoredRequestId, 'paid', -hold) : {}),
+      marks: marked(state, 'sponsorPayment', event.source),
     };
   }
   if (event instanceof AppFeeSponsorshipHeld) {
+    if (state.holds[event.sponsoredRequestId] !== undefined) return state;
     return {
       ...state,
-      ...withHold(state, event.sponsoredRequestId, 'held', BigInt(event.amount), event.amount),
+      held: plus(state.held, event.amount),
+      holds: { ...state.holds, [event.sponsoredRequestId]: event.amount },
     };
   }
   if (event instanceof AppFeeSponsorshipReleased) {
-    const hold = heldFor(state, event.sponsoredRequestId);
-    return { ...state, ...withHold(state, event.sponsoredRequestId, 'released', -hold) };
+    return { ...state, ...withoutHold(state, event.sponsoredRequestId) };
   }
   const claim = state.claims[event.claimId];
   const withClaim = (next: ClaimState, balances: Partial<AppFeeAccountState> = {}): AppFeeAccountState => ({

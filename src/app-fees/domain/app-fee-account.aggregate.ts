@@ -20,6 +20,8 @@ export const appFeeClaimStreamId = (claimId: string): string =>
 export class AppFeeAccountAggregate extends EventSourcedAggregate {
   state: AppFeeAccountState = initialAppFeeAccountState;
   readonly address: string;
+  /** An account takes an event per credited request, for as long as it earns: loaded from a snapshot. */
+  override readonly snapshots = { schema: 1, every: 50 };
 
   constructor(address: string) {
     super();
@@ -28,6 +30,14 @@ export class AppFeeAccountAggregate extends EventSourcedAggregate {
 
   get streamId(): string {
     return appFeeAccountStreamId(this.address);
+  }
+
+  override snapshotState(): AppFeeAccountState {
+    return this.state;
+  }
+
+  override restoreSnapshot(state: unknown): void {
+    this.state = state as AppFeeAccountState;
   }
 
   /** Decides on the current state and applies what it decided (throws AppFeeDomainError when not allowed). */

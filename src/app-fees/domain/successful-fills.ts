@@ -1,12 +1,15 @@
 import type { RecordedEvent } from '../../event-store/event-store.js';
 import type { SponsorshipComponent } from '../../requests/domain/records.js';
 import type { FillSucceededData } from '../../requests/domain/request-events.js';
+import type { LogMark } from './app-fee-account-state.js';
 
 /** A request's fill as the log recorded it, with the request it belongs to. */
 export interface SuccessfulFill {
   readonly streamId: string;
   readonly requestId: string;
   readonly fill: FillSucceededData;
+  /** Where the `FillSucceeded` sits in the log: what an account's entries for this fill are marked with. */
+  readonly source: LogMark;
 }
 
 /** The successful fills of a batch of the log (`FillSucceeded` of request streams), in log order. */
@@ -17,6 +20,7 @@ export function successfulFills(events: readonly RecordedEvent[]): SuccessfulFil
       streamId: event.streamId,
       requestId: event.streamId.slice('request-'.length),
       fill: event.data as FillSucceededData,
+      source: { commit: event.position.commit.toString(), prepare: event.position.prepare.toString() },
     }));
 }
 

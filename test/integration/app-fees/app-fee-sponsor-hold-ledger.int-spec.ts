@@ -57,6 +57,7 @@ describe(SponsorHolds.name, () => {
             amountUsd: '0',
             usdcPrice: '1',
             accruedAt: T0,
+            source: { commit: '0', prepare: String(n) },
           },
         }),
     );
@@ -228,8 +229,10 @@ describe(SponsorHolds.name, () => {
         reason: 'FILL_REVERTED',
       }),
     ]);
-    // A released request is never held again.
+    // A released request is never held again: asked again, the hold is its first hold's event by id, stored once.
+    const events = (await typesOf(sponsor)).length;
     expect(await sut.hold(first.quote, T0)).toBe(true);
+    expect((await typesOf(sponsor)).length).toBe(events);
     expect(availableBalance(await account(sponsor))).toBe(1_000n);
 
     // Reading the whole log again releases nothing twice.

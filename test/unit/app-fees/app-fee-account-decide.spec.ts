@@ -12,6 +12,7 @@ import {
   availableBalance,
   evolve,
   initialAppFeeAccountState,
+  type LogMark,
 } from '../../../src/app-fees/domain/app-fee-account-state.js';
 
 const ADDRESS = '0x00000000000000000000000000000000000000aa';
@@ -46,9 +47,15 @@ function given(...history: AppFeeAccountCommand[]) {
   };
 }
 
+/** Each request's fill sits at its own place in the log, in the order the requests are first named. */
+const fills = new Map<string, LogMark>();
+const fillOf = (requestId: string): LogMark => {
+  if (!fills.has(requestId)) fills.set(requestId, { commit: '7', prepare: String(100 + fills.size) });
+  return fills.get(requestId)!;
+};
 const accrue = (requestId: string, amount: string): AppFeeAccountCommand => ({
   type: 'AccrueAppFee',
-  data: { requestId, amount, amountUsd: amount, usdcPrice: '1', accruedAt: T0 },
+  data: { requestId, amount, amountUsd: amount, usdcPrice: '1', accruedAt: T0, source: fillOf(requestId) },
 });
 const base: ClaimPayoutTerms = {
   chainId: 31338,
@@ -200,7 +207,7 @@ describe('App-fee account decisions', () => {
   it('pays a sponsored request once, never below a zero balance', () => {
     const sponsor = (requestId: string, amount: string): AppFeeAccountCommand => ({
       type: 'PaySponsorship',
-      data: { requestId, amount, at: T0 },
+      data: { requestId, amount, at: T0, source: fillOf(requestId) },
     });
     const { decided, after } = given(accrue('0xr1', '1000'))
       .when(sponsor('0xs1', '300'))
@@ -229,7 +236,7 @@ describe('App-fee account decisions', () => {
     });
     const pay = (requestId: string, amount: string): AppFeeAccountCommand => ({
       type: 'PaySponsorship',
-      data: { requestId, amount, at: T1 },
+      data: { requestId, amount, at: T1, source: fillOf(requestId) },
     });
 
     it('holds a sponsorship the balance covers, once per request, and refuses one it does not', () => {
@@ -265,10 +272,14 @@ describe('App-fee account decisions', () => {
       expect(decided[0].event).toMatchObject({ amount: '600', shortfall: '0' });
       expect(availableBalance(after)).toBe(400n);
       expect(after).toMatchObject({ held: '0', sponsored: '600' });
-      // Paid: no release, no second payment, no new hold.
+      // Paid: no release, no second payment.
       given(accrue('0xr1', '1000'), hold('0xs1', '600'), pay('0xs1', '600')).when(release('0xs1')).then();
       given(accrue('0xr1', '1000'), hold('0xs1', '600'), pay('0xs1', '600')).when(pay('0xs1', '600')).then();
-      given(accrue('0xr1', '1000'), hold('0xs1', '600'), pay('0xs1', '600')).when(hold('0xs1', '600')).then();
+      // A hold asked again would be the first hold's event, by id: the store keeps it once (the hold-ledger suite).
+      const again = given(accrue('0xr1', '2000'), hold('0xs1', '600'), pay('0xs1', '600'))
+        .when(hold('0xs1', '600'))
+        .then('AppFeeSponsorshipHeld');
+      expect(again.decided[0].id).toBe(`app-fee-sponsorship-held:0xs1:${ADDRESS}`);
     });
 
     it('releases a hold once: the balance comes back exactly once', () => {
@@ -279,10 +290,97 @@ describe('App-fee account decisions', () => {
       expect(decided[0].event).toMatchObject({ amount: '600', reason: 'FILL_REVERTED' });
       expect(availableBalance(after)).toBe(1000n);
       given(accrue('0xr1', '1000'), hold('0xs1', '600'), release('0xs1')).when(release('0xs1')).then();
-      // A released request is never held again (its fill was refused; a stale attempt takes nothing).
-      given(accrue('0xr1', '1000'), hold('0xs1', '600'), release('0xs1')).when(hold('0xs1', '600')).then();
+      // A released request asked again decides its first hold's event, by id: the store keeps it once.
+      const again = given(accrue('0xr1', '1000'), hold('0xs1', '600'), release('0xs1'))
+        .when(hold('0xs1', '600'))
+        .then('AppFeeSponsorshipHeld');
+      expect(again.decided[0].id).toBe(`app-fee-sponsorship-held:0xs1:${ADDRESS}`);
       // Nothing held, nothing released.
       given(accrue('0xr1', '1000')).when(release('0xs9')).then();
+    });
+  });
+
+  describe("once per fill, by the fill's place in the log", () => {
+    const at = (commit: number, prepare: number): LogMark => ({
+      commit: String(commit),
+      prepare: String(prepare),
+    });
+    const credit = (requestId: string, source: LogMark): AppFeeAccountCommand => ({
+      type: 'AccrueAppFee',
+      data: { requestId, amount: '10', amountUsd: '10', usdcPrice: '1', accruedAt: T0, source },
+    });
+    const share = (requestId: string, source: LogMark): AppFeeAccountCommand => ({
+      type: 'AccrueRevenueShare',
+      data: {
+        requestId,
+        apiKeyId: 'key',
+        transactionType: 'bridge',
+        tier: '10M-100M',
+        trailingVolumeUsd: '20000000',
+        share: '0.1',
+        platformFeeUsd: '1',
+        amountUsd: '0.1',
+        usdcPrice: '1',
+        amount: '100000',
+        accruedAt: T0,
+        source,
+      },
+    });
+
+    it('takes a fill at or before the mark as taken, a later one as new; the log orders by commit, then prepare', () => {
+      const state = given(credit('0xa', at(5, 900))).state;
+      expect(state.marks.appFee).toEqual(at(5, 900));
+      given(credit('0xa', at(5, 900)))
+        .when(credit('0xa', at(5, 900)))
+        .then();
+      given(credit('0xa', at(5, 900)))
+        .when(credit('0xb', at(5, 899)))
+        .then();
+      given(credit('0xa', at(5, 900)))
+        .when(credit('0xb', at(4, 9999)))
+        .then();
+      given(credit('0xa', at(5, 900)))
+        .when(credit('0xb', at(5, 901)))
+        .then('AppFeeAccrued');
+      given(credit('0xa', at(5, 900)))
+        .when(credit('0xb', at(6, 1)))
+        .then('AppFeeAccrued');
+    });
+
+    it('keeps one mark per kind: a fill credits its app fee and its revenue share to one account', () => {
+      const { after } = given(credit('0xa', at(5, 900)))
+        .when(share('0xa', at(5, 900)))
+        .then('RevenueShareAccrued');
+      expect(after.marks).toEqual({ appFee: at(5, 900), revenueShare: at(5, 900) });
+      expect(availableBalance(after)).toBe(100010n);
+      given(credit('0xa', at(5, 900)), share('0xa', at(5, 900)))
+        .when(share('0xa', at(5, 900)))
+        .then();
+    });
+
+    it('an account credited for thousands of requests is as large as one credited for two', () => {
+      const sizeAfter = (requests: number) => {
+        let state = initialAppFeeAccountState;
+        for (let index = 0; index < requests; index += 1) {
+          const requestId = `0x${index.toString(16).padStart(64, '0')}`;
+          const source = at(1_000_000 + index, 1_000_000 + index);
+          for (const command of [
+            credit(requestId, source),
+            share(requestId, source),
+            { type: 'HoldSponsorship', data: { requestId, amount: '5', at: T0 } } as const,
+            { type: 'PaySponsorship', data: { requestId, amount: '5', at: T0, source } } as const,
+          ]) {
+            state = fold(state, command);
+          }
+        }
+        return { state, size: JSON.stringify(state).length };
+      };
+      const few = sizeAfter(2);
+      const many = sizeAfter(3000);
+      expect(many.state).toMatchObject({ held: '0', holds: {}, sponsored: '15000' });
+      expect(BigInt(many.state.accrued)).toBe(3000n * 100010n);
+      // Only the digits of the sums and marks grow.
+      expect(many.size - few.size).toBeLessThan(40);
     });
   });
 });

@@ -29,9 +29,23 @@ describe('accrualsOf', () => {
         completedAt: '2026-11-25T00:00:01.000Z',
       }),
     ]);
+    // Where the FillSucceeded sits in the log: each account takes one credit per fill, in log order.
+    const source = { commit: '1', prepare: '1' };
     expect(accruals).toEqual([
-      { address: '0xaa', requestId: '0xabc', amountUsd: '0.100001', accruedAt: '2026-11-25T00:00:01.000Z' },
-      { address: '0xbb', requestId: '0xabc', amountUsd: '0.25', accruedAt: '2026-11-25T00:00:01.000Z' },
+      {
+        address: '0xaa',
+        requestId: '0xabc',
+        amountUsd: '0.100001',
+        accruedAt: '2026-11-25T00:00:01.000Z',
+        source,
+      },
+      {
+        address: '0xbb',
+        requestId: '0xabc',
+        amountUsd: '0.25',
+        accruedAt: '2026-11-25T00:00:01.000Z',
+        source,
+      },
     ]);
   });
 

@@ -63,7 +63,14 @@ const openedEvent: RecordedEvent = {
 const events = recorded([
   {
     type: 'AccrueAppFee',
-    data: { requestId: '0xr1', amount: '900', amountUsd: '0.0009', usdcPrice: '1', accruedAt: T0 },
+    data: {
+      requestId: '0xr1',
+      amount: '900',
+      amountUsd: '0.0009',
+      usdcPrice: '1',
+      accruedAt: T0,
+      source: { commit: '3', prepare: '30' },
+    },
   },
   { type: 'AuthorizeClaim', data: { claimId: '0xc1', signature: '0xsig', at: T0, opened: OPENED } },
   { type: 'RecordClaimPaid', data: { claimId: '0xc1', txHash: '0xtx', at: T0 } },
