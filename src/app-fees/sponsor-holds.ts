@@ -1,4 +1,5 @@
 import { AggregateRepository } from '../event-store/aggregate-repository.js';
+import type { SnapshotStore } from '../event-store/aggregate-snapshots.js';
 import { EventRegistry } from '../event-store/event-registry.js';
 import type { EventStore } from '../event-store/event-store.js';
 import type { RequestQuotedData } from '../requests/domain/request-events.js';
@@ -19,9 +20,19 @@ const HOLD_ATTEMPTS = 25;
 export class SponsorHolds {
   private readonly accounts: AggregateRepository;
 
-  constructor(store: EventStore, accounts?: AggregateRepository) {
+  /** `accounts`: the repository to use; else one over `store`, loading accounts from `snapshots` when given. */
+  constructor(
+    store: EventStore,
+    { accounts, snapshots }: { accounts?: AggregateRepository; snapshots?: SnapshotStore } = {},
+  ) {
     this.accounts =
-      accounts ?? new AggregateRepository(store, new EventRegistry().register(...APP_FEE_ACCOUNT_EVENTS));
+      accounts ??
+      new AggregateRepository(
+        store,
+        new EventRegistry().register(...APP_FEE_ACCOUNT_EVENTS),
+        undefined,
+        snapshots,
+      );
   }
 
   /**

@@ -1,10 +1,17 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { EventPublisher } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
+import { AGGREGATE_SNAPSHOTS, type SnapshotStore } from './aggregate-snapshots.js';
 import { eventData, eventTypeOf } from './domain-event.js';
 import { EventRegistry } from './event-registry.js';
 import type { EventSourcedAggregate } from './event-sourced-aggregate.js';
-import { EVENT_STORE, type EventStore, type NewEvent, WrongExpectedRevisionError } from './event-store.js';
+import {
+  EVENT_STORE,
+  type EventStore,
+  type NewEvent,
+  type RecordedEvent,
+  WrongExpectedRevisionError,
+} from './event-store.js';
 
 /** A command kept losing the race for its stream; nothing it decided was written. */
 export class ConcurrencyRetriesExhaustedError extends Error {
@@ -24,21 +31,47 @@ export interface ExecuteOptions {
   readonly metadata?: Readonly<Record<string, unknown>>;
 }
 
-/** Loads aggregates from their streams and saves their new events with optimistic concurrency. */
+/**
+ * Loads aggregates from their streams and saves their new events with optimistic concurrency. Aggregates that opt in
+ * to snapshots (`EventSourcedAggregate.snapshots`) load from their last snapshot when a snapshot store is given.
+ */
 @Injectable()
 export class AggregateRepository {
+  private readonly logger = new Logger(AggregateRepository.name);
+
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly registry: EventRegistry,
     @Optional() private readonly publisher?: EventPublisher,
+    @Optional() @Inject(AGGREGATE_SNAPSHOTS) private readonly snapshots?: SnapshotStore,
   ) {}
 
   async load<A extends EventSourcedAggregate>(create: () => A): Promise<A> {
     const aggregate = create();
-    const recorded = await this.store.readStream(aggregate.streamId);
+    const recorded = await this.readFromSnapshot(aggregate);
     aggregate.loadFromHistory(recorded.map((event) => this.registry.deserialize(event)));
     if (recorded.length > 0) aggregate.revision = recorded[recorded.length - 1].revision;
     return this.publisher ? this.publisher.mergeObjectContext(aggregate) : aggregate;
+  }
+
+  /**
+   * Restores the aggregate's snapshot, if it has one this log still holds (the event at its revision has the id it
+   * recorded), and returns the events after it; else the whole stream.
+   */
+  private async readFromSnapshot(aggregate: EventSourcedAggregate): Promise<RecordedEvent[]> {
+    const policy = aggregate.snapshots;
+    const snapshot =
+      policy && this.snapshots ? await this.snapshots.read(aggregate.streamId, policy.schema) : null;
+    if (!snapshot) return this.store.readStream(aggregate.streamId);
+    const [at, ...after] = await this.store.readStream(aggregate.streamId, {
+      fromRevision: snapshot.revision,
+    });
+    if (at?.revision !== snapshot.revision || at.id !== snapshot.eventId) {
+      return this.store.readStream(aggregate.streamId);
+    }
+    aggregate.restoreSnapshot(snapshot.state);
+    aggregate.revision = snapshot.revision;
+    return after;
   }
 
   /** Appends the aggregate's new events, expecting the revision it was loaded at; publishes them once stored. */
@@ -58,11 +91,39 @@ export class AggregateRepository {
         metadata,
       };
     });
+    const loadedAt = aggregate.revision;
     const result = await this.store.appendToStream(aggregate.streamId, newEvents, {
-      expectedRevision: aggregate.revision < 0n ? 'no_stream' : aggregate.revision,
+      expectedRevision: loadedAt < 0n ? 'no_stream' : loadedAt,
     });
     aggregate.revision = result.nextExpectedRevision;
     aggregate.commit();
+    // Only when these events were written now, after the ones loaded: a retried append the store recognised answers
+    // an earlier revision, and the aggregate's state is not that revision's.
+    if (result.nextExpectedRevision === loadedAt + BigInt(newEvents.length)) {
+      await this.snapshotAfter(aggregate, loadedAt, newEvents[newEvents.length - 1].id);
+    }
+  }
+
+  /** Takes a snapshot when the save carried the stream across a multiple of the aggregate's `every` events. */
+  private async snapshotAfter(
+    aggregate: EventSourcedAggregate,
+    loadedAt: bigint,
+    eventId: string,
+  ): Promise<void> {
+    const policy = aggregate.snapshots;
+    if (!policy || !this.snapshots) return;
+    const every = BigInt(policy.every);
+    if ((aggregate.revision + 1n) / every === (loadedAt + 1n) / every) return;
+    try {
+      await this.snapshots.write(aggregate.streamId, policy.schema, {
+        revision: aggregate.revision,
+        eventId,
+        state: aggregate.snapshotState(),
+      });
+    } catch (error) {
+      // The events are stored; a snapshot missed only means the next loads read further back.
+      this.logger.warn(`No snapshot of ${aggregate.streamId}@${aggregate.revision}: ${String(error)}`);
+    }
   }
 
   /**

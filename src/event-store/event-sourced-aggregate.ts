@@ -12,6 +12,23 @@ export abstract class EventSourcedAggregate extends AggregateRoot<DomainEvent> {
 
   abstract readonly streamId: string;
 
+  /**
+   * Opt in to snapshots: a long-lived stream is loaded from its last snapshot and the events after it. `schema` names
+   * the fold (bump it when `evolve` or the state's shape changes: older snapshots are then ignored); one is taken
+   * each time the stream crosses a multiple of `every` events. The state must be plain JSON.
+   */
+  readonly snapshots?: { readonly schema: number; readonly every: number };
+
+  /** The state a snapshot keeps (aggregates with `snapshots` override both). */
+  snapshotState(): unknown {
+    throw new Error(`${this.constructor.name} does not take snapshots`);
+  }
+
+  /** Takes up the state of a snapshot, as if its events had been loaded. */
+  restoreSnapshot(_state: unknown): void {
+    throw new Error(`${this.constructor.name} does not take snapshots`);
+  }
+
   /** Applies a new event whose id is derived from its cause (e.g. `deposit:<chainId>:<txHash>`). */
   protected applyWithId(event: DomainEvent, eventId: string): void {
     this.eventIds.set(event, eventId);

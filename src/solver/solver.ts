@@ -11,6 +11,7 @@ import type { EventStore } from '../event-store/event-store.js';
 import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
 import type { OracleGateway } from '../oracle/client/oracle-gateway.js';
 import { SponsorHolds } from '../app-fees/sponsor-holds.js';
+import { SqlSnapshotStore } from '../event-store/aggregate-snapshots.js';
 import { AttestJob } from './attest-job.js';
 import { DepositAddressJob } from './deposit-address-job.js';
 import { EvmClients } from './evm-clients.js';
@@ -98,7 +99,11 @@ export class Solver {
       oracle: options.oracle,
       stopping: this.abort.signal,
     };
-    this.fills = new FillJob({ ...deps, settleWaitMs, sponsors: new SponsorHolds(store) });
+    this.fills = new FillJob({
+      ...deps,
+      settleWaitMs,
+      sponsors: new SponsorHolds(store, { snapshots: new SqlSnapshotStore(db) }),
+    });
     this.refunds = new RefundJob({ ...deps, settleWaitMs });
     this.addresses = new DepositAddressJob({ ...deps, settleWaitMs });
     this.attestations = options.oracle

@@ -11,6 +11,7 @@ import { ApiKeyRevenueShare1763771300000 } from './1763771300000-api-key-revenue
 import { OracleAttestations1763771400000 } from './1763771400000-oracle-attestations.js';
 import { MetricsIndexes1763771500000 } from './1763771500000-metrics-indexes.js';
 import { ChainCursorWatchedFrom1763771600000 } from './1763771600000-chain-cursor-watched-from.js';
+import { AggregateSnapshots1763771700000 } from './1763771700000-aggregate-snapshots.js';
 
 /** Every migration, in order. Adding one never edits the data source. */
 export const migrations = [
@@ -27,4 +28,5 @@ export const migrations = [
   OracleAttestations1763771400000,
   MetricsIndexes1763771500000,
   ChainCursorWatchedFrom1763771600000,
+  AggregateSnapshots1763771700000,
 ];
