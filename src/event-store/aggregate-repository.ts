@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { EventPublisher } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { AGGREGATE_SNAPSHOTS, type SnapshotStore } from './aggregate-snapshots.js';
 import { eventData, eventTypeOf } from './domain-event.js';
 import { EventRegistry } from './event-registry.js';
@@ -100,24 +101,52 @@ export class AggregateRepository {
     // Only when these events were written now, after the ones loaded: a retried append the store recognised answers
     // an earlier revision, and the aggregate's state is not that revision's.
     if (result.nextExpectedRevision === loadedAt + BigInt(newEvents.length)) {
-      await this.snapshotAfter(aggregate, loadedAt, newEvents[newEvents.length - 1].id);
+      await this.snapshotAfter(aggregate, loadedAt, newEvents);
     }
+  }
+
+  /**
+   * True when the events right after `loadedAt` are `newEvents` as decided here (same ids, types and data). The
+   * store also answers "appended" when another writer appended the same event ids there first (two instances deciding
+   * the same fact at once, e.g. a credit converted at another price): its events, not ours, are then the log's, and
+   * the in-memory state may not be that revision's.
+   */
+  private async wroteThese(
+    aggregate: EventSourcedAggregate,
+    loadedAt: bigint,
+    newEvents: readonly NewEvent[],
+  ): Promise<boolean> {
+    const stored = await this.store.readStream(aggregate.streamId, {
+      fromRevision: loadedAt + 1n,
+      maxCount: newEvents.length,
+    });
+    return (
+      stored.length === newEvents.length &&
+      stored.every(
+        (event, index) =>
+          event.id === newEvents[index].id &&
+          event.type === newEvents[index].type &&
+          event.schemaVersion === (newEvents[index].schemaVersion ?? 1) &&
+          isDeepStrictEqual(event.data, JSON.parse(JSON.stringify(newEvents[index].data)) as unknown),
+      )
+    );
   }
 
   /** Takes a snapshot when the save carried the stream across a multiple of the aggregate's `every` events. */
   private async snapshotAfter(
     aggregate: EventSourcedAggregate,
     loadedAt: bigint,
-    eventId: string,
+    newEvents: readonly NewEvent[],
   ): Promise<void> {
     const policy = aggregate.snapshots;
     if (!policy || !this.snapshots) return;
     const every = BigInt(policy.every);
     if ((aggregate.revision + 1n) / every === (loadedAt + 1n) / every) return;
     try {
+      if (!(await this.wroteThese(aggregate, loadedAt, newEvents))) return;
       await this.snapshots.write(aggregate.streamId, policy.schema, {
         revision: aggregate.revision,
-        eventId,
+        eventId: newEvents[newEvents.length - 1].id,
         state: aggregate.snapshotState(),
       });
     } catch (error) {
