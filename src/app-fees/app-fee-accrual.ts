@@ -1,4 +1,5 @@
-import { ensureCheckpoint, processCheckpointedBatch } from '../../projections/runner/checkpointed-batch.js';
+import { ensureCheckpoint } from '../../projections/runner/checkpointed-batch.js';
+import { processCheckpointedEffects } from '../../projections/runner/checkpointed-effects.js';
 import type { ChainCurrency } from '../chains/chain.js';
 import type { ChainRegistry } from '../chains/chain-registry.js';
 import type { Database } from '../database/database.js';
@@ -112,9 +113,10 @@ interface PreparedBatch {
 /**
  * Credits app fees to their recipients' accounts, pays sponsored requests from their sponsors' accounts (from the
  * hold their fill took) and gives back the holds of sponsored requests that ended without a fill, as a checkpointed
- * consumer of the log (never the in-memory bus), so a restart resumes where it stopped. Both are
- * appended before the checkpoint moves; one appended twice (a crash in between, two instances) is stored once, since
- * the account takes a request once and the event id is derived from the request and the address.
+ * consumer of the log (never the in-memory bus), so a restart resumes where it stopped. Each is appended before the
+ * checkpoint moves, with no transaction of its own held open meanwhile (`processCheckpointedEffects`); one handled
+ * twice (a crash in between, a consumer reset) is taken once, since the account takes a fill once (its mark) and the
+ * event id is derived from the request and the address.
  */
 export class AppFeeAccrual {
   private readonly revenueShare: RevenueShareAccrual;
@@ -143,11 +145,11 @@ export class AppFeeAccrual {
    */
   async step(): Promise<boolean> {
     try {
-      const result = await processCheckpointedBatch<PreparedBatch>(
+      const result = await processCheckpointedEffects<PreparedBatch>(
         this.db,
         this.store,
         { name: ACCRUAL_CONSUMER, generation: 1, batchSize: this.batchSize },
-        async (_tx, events, { quotes, shares, usdc }) => {
+        async (events, { quotes, shares, usdc }) => {
           if (usdc) {
             await this.revenueShare.credit(shares, usdc.currency, usdc.usdPrice);
             await this.accrue(accrualsOf(events, quotes), usdc.currency, usdc.usdPrice);
