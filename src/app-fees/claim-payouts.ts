@@ -4,12 +4,24 @@ import type { Clock } from '../common/clock.js';
 import type { AggregateRepository } from '../event-store/aggregate-repository.js';
 import { transferIntent } from '../solver/payments.js';
 import { message } from '../solver/solver-job.js';
-import { type JournalEntry, LeaseLostError, type TransactionJournal } from '../solver/transaction-journal.js';
-import type { AppFeeAccountCommand } from './domain/app-fee-account-decide.js';
+import type { JournalEntry, TransactionJournal } from '../solver/transaction-journal.js';
+import { type AppFeeAccountCommand, AppFeeDomainError } from './domain/app-fee-account-decide.js';
 import { AppFeeAccountAggregate } from './domain/app-fee-account.aggregate.js';
 import type { ClaimState } from './domain/app-fee-account-state.js';
 
 const LIVE = ['signed', 'broadcast', 'mined'];
+
+/** Why an attempt sent nothing, and the dead payout it found, if any. */
+interface NotSent {
+  readonly reason: string;
+  readonly txHash: string | null;
+}
+
+/** The claim's journaled payout ended without paying (reverted, dropped, voided): it fails the claim. */
+const dead = (entries: readonly JournalEntry[]): NotSent => {
+  const last = entries[entries.length - 1];
+  return { reason: `payout ${last.txHash} did not mine`, txHash: last.txHash };
+};
 
 export const claimJobKey = (claimId: string): string => `claim:${claimId.toLowerCase()}`;
 
@@ -47,15 +59,16 @@ export class ClaimPayouts {
     claim: ClaimState,
     maxWaitMs: number,
     signal?: AbortSignal,
+    again = false,
   ): Promise<PayoutOutcome> {
     const chain = this.chains.chain(claim.chainId);
     const key = claimJobKey(claim.claimId);
-    const sent = await this.journal.inOrder(chain, async (): Promise<JournalEntry | string> => {
-      const entries = (await this.journal.entriesOf(key)).filter((entry) => entry.purpose === 'claim');
+    const sent = await this.journal.inOrder(chain, async (): Promise<JournalEntry | NotSent> => {
+      const entries = await this.claimEntries(key);
       let entry = entries.find((candidate) => LIVE.includes(candidate.state));
       if (!entry) {
         // An attempt that reverted or was dropped is dead: the claim fails rather than paying a second time.
-        if (entries.length > 0) return `payout ${entries[entries.length - 1].txHash} did not mine`;
+        if (entries.length > 0) return dead(entries);
         try {
           entry = await this.journal.record(
             chain,
@@ -71,11 +84,14 @@ export class ClaimPayouts {
             },
           );
         } catch (error) {
-          if (!(error instanceof LeaseLostError)) return `payout not sent: ${message(error)}`;
-          entry = (await this.journal.entriesOf(key)).find(
-            (candidate) => candidate.purpose === 'claim' && LIVE.includes(candidate.state),
-          );
-          if (!entry) return 'payout not sent: another attempt of this claim ended';
+          // Another instance may have journaled this claim's payout meanwhile (its entry refused ours, or our chain
+          // reads failed while it sent): that payout stands, whatever became of this attempt.
+          const now = await this.claimEntries(key);
+          entry = now.find((candidate) => LIVE.includes(candidate.state));
+          if (!entry) {
+            if (now.length > 0) return dead(now);
+            return { reason: `payout not sent: ${message(error)}`, txHash: null };
+          }
         }
       }
       if (entry.state === 'signed') {
@@ -92,7 +108,17 @@ export class ClaimPayouts {
       }
       return entry;
     });
-    if (typeof sent === 'string') return this.fail(address, claim, sent, null);
+    if (!('id' in sent)) {
+      try {
+        return await this.fail(address, claim, sent.reason, sent.txHash);
+      } catch (error) {
+        // Refused: another instance journaled and submitted this claim's payout after this attempt looked (its
+        // outcome decides the claim). Drive that payout instead, once.
+        if (again || !(error instanceof AppFeeDomainError) || error.code !== 'ILLEGAL_TRANSITION')
+          throw error;
+        return this.pay(address, claim, maxWaitMs, signal, true);
+      }
+    }
 
     const settlement = await this.journal.awaitSettled(chain, sent, { maxWaitMs, signal });
     if (settlement.kind === 'pending') return { status: 'submitted', txHash: sent.txHash };
@@ -110,6 +136,11 @@ export class ClaimPayouts {
       data: { claimId: claim.claimId, txHash: sent.txHash, at: this.now() },
     });
     return { status: 'paid', txHash: sent.txHash };
+  }
+
+  /** The claim payouts journaled for `key`, oldest first (at most one: the journal refuses a second). */
+  private async claimEntries(key: string): Promise<JournalEntry[]> {
+    return (await this.journal.entriesOf(key)).filter((entry) => entry.purpose === 'claim');
   }
 
   private async fail(

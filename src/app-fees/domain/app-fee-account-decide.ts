@@ -198,6 +198,10 @@ export function decide(
       if (claim.status === 'failed') return [];
       if (claim.status !== 'authorized' && claim.status !== 'submitted')
         throw illegal(claim, 'record it failed');
+      // A submitted claim's payout is journaled and may be in flight: only that payout's own end (reverted, dropped)
+      // gives the reservation back, never another attempt's (one that could not be sent while it was).
+      if (claim.status === 'submitted' && txHash !== claim.txHash)
+        throw illegal(claim, `record it failed while its payout ${claim.txHash} stands`);
       return [
         {
           event: new AppFeeClaimFailed({ claimId, reason, txHash, failedAt: at }),

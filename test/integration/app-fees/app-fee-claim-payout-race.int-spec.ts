@@ -164,4 +164,84 @@ describe('app-fee claims: a failed attempt of one instance does not release a pa
     }
     expect(await clients.balanceOf(b.chainId, b.deployment.usdc, OWNER.address)).toBe(BALANCE);
   }, 120_000);
+
+  it('when the other instance journals the payout only after this attempt looked again, the failure is refused and the payout settled', async () => {
+    await app.app.get(AggregateRepository).execute(account, (state) =>
+      state.handle({
+        type: 'AccrueAppFee',
+        data: {
+          requestId: `0x${'02'.repeat(32)}`,
+          amount: BALANCE.toString(),
+          amountUsd: '2',
+          usdcPrice: '1',
+          accruedAt: clock.now().toISOString(),
+          source: { commit: '2', prepare: '2' },
+        },
+      }),
+    );
+    expect(await available()).toBe(BALANCE);
+    const before = await clients.balanceOf(b.chainId, b.deployment.usdc, OWNER.address);
+    const opened = await postJson(app, `/app-fees/${OWNER.address}/claim`, {
+      chainId: b.chainId,
+      currency: b.deployment.usdc,
+    });
+    const claimId = (opened.body as { steps: { requestId: Hex }[] }).steps[0].requestId;
+    const [openedEvent] = await app.app
+      .get<symbol, EventStore>(EVENT_STORE)
+      .readStream(`app-fee-claim-${claimId}`);
+    const signature = await OWNER.signMessage({ message: { raw: claimId } });
+    const authorized = await app.app.get(AggregateRepository).execute(account, (state) =>
+      state.handle({
+        type: 'AuthorizeClaim',
+        data: {
+          claimId,
+          signature,
+          at: clock.now().toISOString(),
+          opened: openedEvent.data as AppFeeClaimOpenedData,
+        },
+      }),
+    );
+    const claim = authorized.state.claims[claimId];
+
+    await rpc('evm_setAutomine', [false]);
+    try {
+      const instanceA = app.app.get(AppFeePayoutsProvider).get()!;
+      const flaky = new FlakyEstimates();
+      // B's two journal reads both happen before A's entry is committed (its look after the failed estimate too).
+      let staleReads = 2;
+      const journalB = new (class extends TransactionJournal {
+        override async entriesOf(jobKey: string) {
+          if (staleReads-- > 0) return [];
+          return super.entriesOf(jobKey);
+        }
+      })(
+        app.app.get<symbol, Database>(DATABASE),
+        flaky,
+        privateKeyToAccount(a.accounts.solver.privateKey as Hex),
+      );
+      const instanceB = new ClaimPayouts(
+        journalB,
+        app.config.chains,
+        app.app.get(AggregateRepository),
+        clock,
+      );
+
+      const attemptB = instanceB.pay(OWNER.address, claim, 1_000);
+      await flaky.estimating;
+      const attemptA = await instanceA.pay(OWNER.address, claim, 500);
+      expect(attemptA.status).toBe('submitted');
+      flaky.release();
+      expect(await attemptB).toEqual({ status: 'submitted', txHash: attemptA.txHash });
+      expect(await available()).toBe(0n);
+      await rpc('evm_mine');
+      expect(await instanceA.pay(OWNER.address, claim, 5_000)).toEqual({
+        status: 'paid',
+        txHash: attemptA.txHash,
+      });
+    } finally {
+      await rpc('evm_setAutomine', [true]);
+    }
+    expect(await clients.balanceOf(b.chainId, b.deployment.usdc, OWNER.address)).toBe(before + BALANCE);
+    expect(await available()).toBe(0n);
+  }, 120_000);
 });

@@ -204,6 +204,19 @@ describe('App-fee account decisions', () => {
       .thenThrows('ILLEGAL_TRANSITION');
   });
 
+  it('fails a submitted claim only by its own payout: another attempt that sent nothing cannot release it', () => {
+    given(accrue('0xr1', '5'), authorize('c1'), submit('c1'))
+      .when(failed('c1'))
+      .thenThrows('ILLEGAL_TRANSITION');
+    const { after } = given(accrue('0xr1', '5'), authorize('c1'), submit('c1'))
+      .when({
+        type: 'RecordClaimFailure',
+        data: { claimId: 'c1', reason: 'dropped', txHash: '0xtx', at: T0 },
+      })
+      .then('AppFeeClaimFailed');
+    expect(availableBalance(after)).toBe(5n);
+  });
+
   it('pays a sponsored request once, never below a zero balance', () => {
     const sponsor = (requestId: string, amount: string): AppFeeAccountCommand => ({
       type: 'PaySponsorship',
