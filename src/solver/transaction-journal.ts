@@ -201,18 +201,24 @@ export class TransactionJournal {
   /**
    * `release` for several held entries of one chain: all marked broadcast (durably, first) in one write, then their
    * stored bytes sent one after another in the order given (nonce order), then the sends' outcomes written at once.
+   * Only the entries this write moved from `signed` are sent: one another instance abandoned meanwhile (`void`, its
+   * nonce being filled) or released already is not, since a void entry that mined would be a payment the journal
+   * says never happened.
    */
   async releaseMany(chain: ChainInfo, entries: readonly JournalEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    await this.db.query(
+    const { rows } = await this.db.query<{ id: bigint }>(
       `UPDATE solver_transactions SET state = 'broadcast', updated_at = now()
-        WHERE id = ANY($1::bigint[]) AND state = 'signed'`,
+        WHERE id = ANY($1::bigint[]) AND state = 'signed' RETURNING id`,
       [entries.map((entry) => entry.id)],
     );
+    const moved = new Set(rows.map((row) => String(row.id)));
+    const released = entries.filter((entry) => moved.has(String(entry.id)));
+    if (released.length === 0) return;
     const errors: (string | null)[] = [];
-    for (const entry of entries) errors.push(await this.broadcast(chain, entry));
+    for (const entry of released) errors.push(await this.broadcast(chain, entry));
     await this.recordSends(
-      entries.map((entry) => entry.id),
+      released.map((entry) => entry.id),
       errors,
     );
   }
