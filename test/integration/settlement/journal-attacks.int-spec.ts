@@ -1,0 +1,131 @@
+import type { Hash, PublicClient } from 'viem';
+import { toHex } from 'viem';
+import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
+import type { ChainInfo } from '../../../src/chains/chain.js';
+import { loadAppConfig } from '../../../src/config/app-config.js';
+import type { Database } from '../../../src/database/database.js';
+import { EvmClients } from '../../../src/solver/evm-clients.js';
+import { TransactionJournal } from '../../../src/solver/transaction-journal.js';
+import { type Devnet, startDevnet } from '../../support/devnet.js';
+import { type MigratedDatabase, migratedDatabase } from '../../support/postgres.js';
+
+/** Hardhat's genesis mnemonic: its accounts 0..19 are funded; each test takes its own key (its own nonces). */
+const MNEMONIC = 'test test test test test test test test test test test junk';
+let nextKey = 10;
+const freshKey = () =>
+  privateKeyToAccount(toHex(mnemonicToAccount(MNEMONIC, { addressIndex: nextKey++ }).getHdKey().privateKey!));
+
+async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const body = (await response.json()) as { result?: unknown; error?: { message: string } };
+  if (body.error) throw new Error(body.error.message);
+  return body.result;
+}
+
+/** Clients whose named reads fail (an RPC blip) while the test says so; everything else goes to the chain. */
+class FlakyClients extends EvmClients {
+  readonly failing = new Set<string>();
+  private readonly proxies = new Map<number, PublicClient>();
+
+  override of(chain: ChainInfo): PublicClient {
+    let proxy = this.proxies.get(chain.id);
+    if (!proxy) {
+      const client = super.of(chain);
+      proxy = new Proxy(client, {
+        get: (target, property, receiver) => {
+          const value = Reflect.get(target, property, receiver) as unknown;
+          if (typeof property === 'string' && this.failing.has(property)) {
+            return () => Promise.reject(new Error(`${property}: fetch failed (test)`));
+          }
+          return typeof value === 'function'
+            ? (value as (...args: unknown[]) => unknown).bind(target)
+            : value;
+        },
+      });
+      this.proxies.set(chain.id, proxy);
+    }
+    return proxy;
+  }
+}
+
+/** Attacks on the transaction journal itself, on a real local chain and real PostgreSQL. */
+describe('transaction journal under attack', () => {
+  let database: MigratedDatabase;
+  let db: Database;
+  let chain: Devnet;
+  let destination: ChainInfo;
+
+  beforeAll(async () => {
+    [database, chain] = await Promise.all([migratedDatabase('postgres'), startDevnet({ chainId: 31338 })]);
+    db = database.db;
+    destination = loadAppConfig({
+      ENVIRONMENT: 'test',
+      DATA_DIR: 'memory://journal-attacks',
+      DEVNET_B_RPC_URL: chain.rpcUrl,
+    }).chains.chain(31338);
+  }, 60_000);
+  afterAll(async () => {
+    await chain?.stop();
+    await database?.close();
+  });
+
+  /** A journal with a key of its own, funded (10 ETH). */
+  const journalWith = async (clients: EvmClients) => {
+    const account = freshKey();
+    await rpc(chain.rpcUrl, 'hardhat_setBalance', [account.address, toHex(10n ** 19n)]);
+    return new TransactionJournal(db, clients, account);
+  };
+  const transactionCount = async (journal: TransactionJournal) =>
+    BigInt(
+      await new EvmClients()
+        .of(destination)
+        .getTransactionCount({ address: journal.address, blockTag: 'latest' }),
+    );
+  const receiptOf = (hash: Hash) =>
+    new EvmClients()
+      .of(destination)
+      .getTransactionReceipt({ hash })
+      .catch(() => null);
+
+  it('an abandon whose nonce filler cannot be sent (an RPC error after the entry was voided) leaves no nonce gap: the filler goes out, and the transactions signed after it mine', async () => {
+    const clients = new FlakyClients();
+    const journal = await journalWith(clients);
+    const pay = (jobKey: string) =>
+      journal.record(
+        destination,
+        { to: chain.accounts.user.address, value: 1n, data: '0x' },
+        { purpose: 'fill', jobKey },
+      );
+    // A batch of two fills: the first one's request refuses it (it must never leave), the second one's takes it.
+    const refused = await pay('gap:refused');
+    const taken = await pay('gap:taken');
+    expect(taken.nonce).toBe(refused.nonce + 1n);
+
+    // Abandoning the refused fill: its fee read fails (an RPC blip) after the entry was voided.
+    clients.failing.add('estimateFeesPerGas');
+    await expect(journal.abandon(destination, refused)).rejects.toThrow(/fetch failed/);
+    clients.failing.clear();
+    // The batch goes on and releases the later fill (fill-batch.ts continues after a failed abandon).
+    await journal.release(destination, taken);
+
+    // Whatever the caller does next (its job retries: fill.ts skips a void fill), and however long the pump runs,
+    // the refused fill's nonce must be filled so the later payment can mine.
+    const retry = (await journal.entriesOf('gap:refused')).find(
+      (entry) => entry.purpose === 'fill' && entry.state !== 'void',
+    );
+    if (retry?.state === 'signed') await journal.abandon(destination, retry);
+    const deadline = Date.now() + 8_000;
+    while (Date.now() < deadline && (await transactionCount(journal)) <= taken.nonce) {
+      await journal.pump([destination]);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(await receiptOf(taken.txHash)).not.toBeNull();
+    expect(await transactionCount(journal)).toBe(taken.nonce + 1n);
+    // The refused fill itself never left.
+    expect(await receiptOf(refused.txHash)).toBeNull();
+  }, 30_000);
+});
