@@ -225,15 +225,19 @@ export class TransactionJournal {
 
   /**
    * Abandons a held entry that was never released, and fills its nonce with a zero-value transaction to self (so
-   * transactions signed after it are not stuck). Returns the filler, already released.
+   * transactions signed after it are not stuck). Returns the filler, already released. The filler is signed first
+   * (its fees read), then the entry voided and the filler stored `broadcast` in one database transaction: no RPC
+   * error or crash can leave a void entry without its filler, or a filler held where only its job would release it
+   * (the pump re-sends it).
    */
   async abandon(chain: ChainInfo, entry: JournalEntry): Promise<JournalEntry> {
-    const { rowCount } = await this.db.query(
-      `UPDATE solver_transactions SET state = 'void', updated_at = now() WHERE id = $1 AND state = 'signed'`,
-      [entry.id],
-    );
-    if (rowCount === 0) throw new Error(`Journal entry ${entry.id} was released; it cannot be abandoned`);
-    return this.replace(chain, entry, 'gap');
+    return this.replace(chain, entry, 'gap', async (tx) => {
+      const { rowCount } = await tx.query(
+        `UPDATE solver_transactions SET state = 'void', updated_at = now() WHERE id = $1 AND state = 'signed'`,
+        [entry.id],
+      );
+      if (rowCount === 0) throw new Error(`Journal entry ${entry.id} was released; it cannot be abandoned`);
+    });
   }
 
   /**
@@ -389,10 +393,15 @@ export class TransactionJournal {
     }
   }
 
+  /**
+   * A zero-value transaction to self with `entry`'s nonce, fees raised by a quarter; stored `broadcast` (in the
+   * database transaction that runs `before`), then sent.
+   */
   private async replace(
     chain: ChainInfo,
     entry: JournalEntry,
     purpose: 'gap' | 'cancel',
+    before?: (tx: SqlExecutor) => Promise<void>,
   ): Promise<JournalEntry> {
     const original = parseTransaction(entry.rawTx);
     const current = await this.fees(chain);
@@ -403,15 +412,18 @@ export class TransactionJournal {
     };
     const intent = { to: entry.account, value: 0n, data: '0x' as Hex };
     const rawTx = await this.sign(chain, intent, entry.nonce, 21_000n, fees);
-    const filler = await this.db.transaction((tx) =>
-      insertEntry(tx, chain.id, this.account.address, entry.nonce, intent, rawTx, {
+    const filler: JournalEntry = await this.db.transaction(async (tx) => {
+      await before?.(tx);
+      const stored = await insertEntry(tx, chain.id, this.account.address, entry.nonce, intent, rawTx, {
         purpose,
         jobKey: entry.jobKey ?? undefined,
         requestId: entry.requestId ?? undefined,
-      }),
-    );
-    await this.release(chain, filler);
-    return { ...filler, state: 'broadcast' };
+      });
+      await tx.query(`UPDATE solver_transactions SET state = 'broadcast' WHERE id = $1`, [stored.id]);
+      return { ...stored, state: 'broadcast' };
+    });
+    await this.send(chain, filler);
+    return filler;
   }
 
   private async send(chain: ChainInfo, entry: JournalEntry): Promise<void> {
