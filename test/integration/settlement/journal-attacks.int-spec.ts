@@ -58,15 +58,20 @@ describe('transaction journal under attack', () => {
   let db: Database;
   let chain: Devnet;
   let destination: ChainInfo;
+  /** Chain 31337, whose RPC is down (nothing listens on its port). */
+  let down: ChainInfo;
 
   beforeAll(async () => {
     [database, chain] = await Promise.all([migratedDatabase('postgres'), startDevnet({ chainId: 31338 })]);
     db = database.db;
-    destination = loadAppConfig({
+    const chains = loadAppConfig({
       ENVIRONMENT: 'test',
       DATA_DIR: 'memory://journal-attacks',
+      DEVNET_A_RPC_URL: 'http://127.0.0.1:9',
       DEVNET_B_RPC_URL: chain.rpcUrl,
-    }).chains.chain(31338);
+    }).chains;
+    destination = chains.chain(31338);
+    down = chains.chain(31337);
   }, 60_000);
   afterAll(async () => {
     await chain?.stop();
@@ -126,6 +131,44 @@ describe('transaction journal under attack', () => {
     expect(await receiptOf(taken.txHash)).not.toBeNull();
     expect(await transactionCount(journal)).toBe(taken.nonce + 1n);
     // The refused fill itself never left.
+    expect(await receiptOf(refused.txHash)).toBeNull();
+  }, 30_000);
+
+  it("one chain whose RPC is down (or that holds a hundred open entries) does not stop the pump re-sending another chain's nonce filler: the transactions behind it mine", async () => {
+    const clients = new FlakyClients();
+    const journal = await journalWith(clients);
+    const refused = await journal.record(
+      destination,
+      { to: chain.accounts.user.address, value: 1n, data: '0x' },
+      { purpose: 'fill', jobKey: 'pump:refused' },
+    );
+    const taken = await journal.record(
+      destination,
+      { to: chain.accounts.user.address, value: 1n, data: '0x' },
+      { purpose: 'fill', jobKey: 'pump:taken' },
+    );
+    await journal.release(destination, taken);
+    // The refused fill is abandoned; its filler's broadcast is lost (the node answers nothing): only the pump sends
+    // it again, no job waits for a filler.
+    clients.failing.add('request');
+    await journal.abandon(destination, refused);
+    clients.failing.clear();
+    // Meanwhile chain 31337's RPC is down, with a hundred of this key's transactions open there (sent before).
+    await db.query(
+      `INSERT INTO solver_transactions
+         (chain_id, account, nonce, purpose, to_address, value, data, tx_hash, raw_tx, state, updated_at)
+       SELECT 31337, $1, n, 'fill', $1, 0, '0x', '0x' || lpad(to_hex(n), 64, '0'), '0x', 'broadcast',
+              now() - interval '1 minute'
+         FROM generate_series(1, 100) AS n`,
+      [journal.address],
+    );
+    const deadline = Date.now() + 8_000;
+    while (Date.now() < deadline && (await transactionCount(journal)) <= taken.nonce) {
+      await journal.pump([down, destination]).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(await transactionCount(journal)).toBe(taken.nonce + 1n);
+    expect(await receiptOf(taken.txHash)).not.toBeNull();
     expect(await receiptOf(refused.txHash)).toBeNull();
   }, 30_000);
 });
