@@ -377,20 +377,34 @@ export class TransactionJournal {
 
   /**
    * Sends again every released entry of this account that is still open (after a crash, a lost broadcast, a node
-   * restart); settles those that are decided. Held (`signed`) entries are left to their job.
+   * restart); settles those that are decided. Held (`signed`) entries are left to their job. Each chain of `chains`
+   * gets its own hundred oldest nonces, and a chain whose RPC fails is left for the next round after its first error
+   * (thrown once the other chains were pumped): nonce fillers and cancellations have no job re-sending them, so one
+   * chain that is down, or busy with many open entries, must not stall every other chain behind a lost filler.
    */
   async pump(chains: readonly ChainInfo[]): Promise<void> {
     const { rows } = await this.db.query<JournalRow>(
-      `SELECT ${COLUMNS} FROM solver_transactions
-        WHERE account = $1 AND state = 'broadcast' AND updated_at < now() - interval '2 seconds'
-        ORDER BY chain_id, nonce LIMIT 100`,
-      [this.account.address],
+      `SELECT ${COLUMNS} FROM (
+         SELECT *, row_number() OVER (PARTITION BY chain_id ORDER BY nonce) AS rank FROM solver_transactions
+          WHERE account = $1 AND state = 'broadcast' AND updated_at < now() - interval '2 seconds'
+            AND chain_id = ANY($2::bigint[])) open
+        WHERE rank <= 100 ORDER BY chain_id, nonce`,
+      [this.account.address, chains.map((chain) => chain.id)],
     );
+    let failure: unknown = null;
+    const failed = new Set<number>();
     for (const row of rows) {
       const entry = toEntry(row);
       const chain = chains.find((candidate) => candidate.id === entry.chainId);
-      if (chain) await this.settle(chain, entry);
+      if (!chain || failed.has(chain.id)) continue;
+      try {
+        await this.settle(chain, entry);
+      } catch (error) {
+        failed.add(chain.id);
+        failure ??= error;
+      }
     }
+    if (failure !== null) throw failure;
   }
 
   /**
