@@ -7,6 +7,7 @@ import type { Database } from '../../../src/database/database.js';
 import { EvmClients } from '../../../src/solver/evm-clients.js';
 import { TransactionJournal } from '../../../src/solver/transaction-journal.js';
 import { type Devnet, startDevnet } from '../../support/devnet.js';
+import { RpcProxy } from '../../support/rpc-proxy.js';
 import { type MigratedDatabase, migratedDatabase } from '../../support/postgres.js';
 
 /** Hardhat's genesis mnemonic: its accounts 0..19 are funded; each test takes its own key (its own nonces). */
@@ -170,5 +171,35 @@ describe('transaction journal under attack', () => {
     expect(await transactionCount(journal)).toBe(taken.nonce + 1n);
     expect(await receiptOf(taken.txHash)).not.toBeNull();
     expect(await receiptOf(refused.txHash)).toBeNull();
+  }, 30_000);
+
+  it('a receipt a lagging RPC replica does not have yet is not taken for "its nonce went to another transaction": a mined payment is never called dropped (its job would pay again)', async () => {
+    // A load-balanced RPC: the receipt of the payment comes from a replica a block behind for its first second,
+    // the account's transaction count from one that is up to date.
+    let lagUntil = 0;
+    const proxy = new RpcProxy(chain.rpcUrl, (method) =>
+      method === 'eth_getTransactionReceipt' && Date.now() < lagUntil
+        ? { kind: 'rewrite-result', rewrite: () => null }
+        : null,
+    );
+    const url = await proxy.start();
+    try {
+      const behindProxy = { ...destination, rpcUrl: url };
+      const journal = await journalWith(new EvmClients());
+      const refund = await journal.record(
+        behindProxy,
+        { to: chain.accounts.user.address, value: 12345n, data: '0x' },
+        { purpose: 'refund', jobKey: 'lag:refund' },
+      );
+      lagUntil = Date.now() + 1_000;
+      await journal.release(behindProxy, refund); // automine: it is in a block at once
+      const first = await journal.settle(behindProxy, refund);
+      expect(first.kind).not.toBe('dropped');
+      const settled = await journal.awaitSettled(behindProxy, refund, { maxWaitMs: 5_000 });
+      expect(settled.kind).toBe('mined');
+      expect((await journal.entriesOf('lag:refund')).map((entry) => entry.state)).toEqual(['mined']);
+    } finally {
+      await proxy.stop();
+    }
   }, 30_000);
 });
