@@ -260,6 +260,9 @@ export class TransactionJournal {
       // nonce lost to a stranger.
       const late = await this.minedAmong(chain, candidates);
       if (late) return late;
+      // A receipt not found is not proof: a replica behind the one that counted may answer it (a load-balanced
+      // RPC). The block that took the nonce says whose transaction it was; one of ours there is not dropped.
+      if (!(await this.takenByStranger(chain, entry, candidates))) return { kind: 'pending' };
       await this.db.query(
         `UPDATE solver_transactions SET state = 'dropped', updated_at = now()
           WHERE chain_id = $1 AND account = $2 AND nonce = $3 AND state IN ('signed', 'broadcast')`,
@@ -364,6 +367,45 @@ export class TransactionJournal {
       return { kind: 'mined', entry: { ...candidate, state }, receipt };
     }
     return null;
+  }
+
+  /**
+   * Whether the transaction that used `entry`'s nonce on chain is none of `candidates` (ours with that nonce): the
+   * first block whose count of the account passes the nonce is found (searched back from the head, doubling, then
+   * halved), and its transaction from the account with that nonce read. False when the node's answers do not agree
+   * (a replica behind): not decided yet. Runs only when no candidate has a receipt while the nonce is used.
+   */
+  private async takenByStranger(
+    chain: ChainInfo,
+    entry: JournalEntry,
+    candidates: readonly JournalEntry[],
+  ): Promise<boolean> {
+    const client = this.clients.of(chain);
+    const passes = async (blockNumber: bigint) =>
+      BigInt(await client.getTransactionCount({ address: entry.account, blockNumber })) > entry.nonce;
+    let high = await client.getBlockNumber();
+    if (!(await passes(high))) return false;
+    // count(high) > nonce; count(low) <= nonce (or low is before the first block).
+    let low = -1n;
+    for (let step = 1n; high - step >= 0n; step *= 2n) {
+      if (!(await passes(high - step))) {
+        low = high - step;
+        break;
+      }
+      high -= step;
+    }
+    while (high - low > 1n) {
+      const middle = (low + high) / 2n;
+      if (await passes(middle)) high = middle;
+      else low = middle;
+    }
+    const block = await client.getBlock({ blockNumber: high, includeTransactions: true });
+    const account = entry.account.toLowerCase();
+    const taker = block.transactions.find(
+      (tx) => tx.from.toLowerCase() === account && BigInt(tx.nonce) === entry.nonce,
+    );
+    if (!taker) return false;
+    return !candidates.some((candidate) => candidate.txHash.toLowerCase() === taker.hash.toLowerCase());
   }
 
   /** The entries a job journaled, oldest first. */
