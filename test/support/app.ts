@@ -22,11 +22,18 @@ export async function startTestApp(
   /** An existing database to start on (a second instance, a restart); it is then not dropped by close(). */
   existing?: TestDatabase,
 ): Promise<TestApp> {
-  const database = existing ?? (await createTestDatabase('ferry_e2e'));
+  // `TEST_STORAGE=pglite` runs the suite on embedded storage (PGlite in memory), as `npm start` does.
+  const embedded = process.env.TEST_STORAGE === 'pglite' && !existing;
+  const database =
+    existing ??
+    (embedded
+      ? { url: '', name: 'pglite', drop: async () => undefined }
+      : await createTestDatabase('ferry_e2e'));
   const config = loadAppConfig({
     ENVIRONMENT: 'test',
     LOG_LEVEL: 'fatal',
     DATABASE_URL: database.url,
+    ...(embedded ? { DATA_DIR: `memory://e2e-${Math.random().toString(36).slice(2)}` } : {}),
     ...env,
   });
   const app = await createApp(config, { logger: false, extraModules, clock });
