@@ -1,12 +1,12 @@
 import { PGlite, type Transaction } from '@electric-sql/pglite';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { ConfigError } from '../config/config.error.js';
 import { type Database, PG_TYPES, parseBigInt, type QueryResult, type SqlExecutor } from './database.js';
+import { type DirectoryLock, takeLock } from './pglite-lock.js';
 
 const STAMP_FILE = 'FERRY_PGLITE.json';
-const LOCK_FILE = 'FERRY_PGLITE.lock';
 
 interface Stamp {
   readonly pgliteVersion: string;
@@ -44,7 +44,7 @@ export class PgliteDatabase implements Database {
 
   private constructor(
     readonly db: PGlite,
-    private readonly lockFile: string | null,
+    private readonly lock: DirectoryLock | null,
   ) {}
 
   /** Opens (creating when absent) the data directory; `memory://` opens a throwaway in-memory database. */
@@ -57,11 +57,11 @@ export class PgliteDatabase implements Database {
         `(${dataDir}) looks like a mangled memory:// URL; use memory://<name>`,
       );
     }
-    let lockFile: string | null = null;
+    let lock: DirectoryLock | null = null;
     if (!inMemory) {
       mkdirSync(dataDir, { recursive: true });
       checkStamp(dataDir);
-      lockFile = takeLock(dataDir);
+      lock = takeLock(dataDir);
     }
     try {
       const db = await PGlite.create(inMemory ? dataDir : join(dataDir, 'pgdata'), {
@@ -72,9 +72,9 @@ export class PgliteDatabase implements Database {
         },
       });
       if (!inMemory) writeStamp(dataDir);
-      return new PgliteDatabase(db, lockFile);
+      return new PgliteDatabase(db, lock);
     } catch (error) {
-      if (lockFile) rmSync(lockFile, { force: true });
+      lock?.release();
       throw error;
     }
   }
@@ -96,7 +96,7 @@ export class PgliteDatabase implements Database {
     try {
       if (!this.db.closed) await this.db.close();
     } finally {
-      if (this.lockFile) rmSync(this.lockFile, { force: true });
+      this.lock?.release();
     }
   }
 }
@@ -151,27 +151,3 @@ function writeStamp(dataDir: string): void {
 }
 
 /** One process at a time: PGlite is one connection, and two processes on one directory corrupt it. */
-function takeLock(dataDir: string): string {
-  const lockFile = join(dataDir, LOCK_FILE);
-  if (existsSync(lockFile)) {
-    const pid = Number(readFileSync(lockFile, 'utf8').trim());
-    if (Number.isInteger(pid) && pid !== process.pid && isAlive(pid)) {
-      throw new ConfigError(
-        'DATA_DIR',
-        `(${dataDir}) is in use by process ${pid}; embedded storage serves one process. ` +
-          'Stop it, or set DATABASE_URL to share a PostgreSQL server.',
-      );
-    }
-  }
-  writeFileSync(lockFile, String(process.pid));
-  return lockFile;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

@@ -1,7 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LOCK_STALE_MS, takeLock } from '../../../src/database/pglite-lock.js';
 
 /**
  * Embedded storage serves one process per DATA_DIR, enforced by `FERRY_PGLITE.lock` holding the owner's pid. Two
@@ -75,3 +76,39 @@ function spawnUnshared(args: readonly string[], env: Record<string, string>) {
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   return { output: () => out, exited, kill: () => child.kill('SIGKILL') };
 }
+
+/** A lock written by a process of another pid namespace (a container), without starting one. */
+describe('embedded storage lock of another pid namespace', () => {
+  let dir: string;
+  const lock = () => join(dir, 'FERRY_PGLITE.lock');
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'ferry-pglite-foreign-'));
+    writeFileSync(lock(), '1\npid:[1]\n');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const linux = process.platform === 'linux' ? it : it.skip;
+
+  linux(
+    'holds while its holder keeps touching it: its process cannot be looked at from this namespace',
+    async () => {
+      const now = () => statSync(lock()).mtimeMs + LOCK_STALE_MS - 1_000;
+      expect(() => takeLock(dir, now)).toThrow(/in use by process 1 of another pid namespace/);
+      expect(readFileSync(lock(), 'utf8')).toBe('1\npid:[1]\n');
+    },
+  );
+
+  linux('is taken over once its holder stopped touching it (a container that is gone)', async () => {
+    const now = () => statSync(lock()).mtimeMs + LOCK_STALE_MS + 1_000;
+    const taken = takeLock(dir, now);
+    expect(readFileSync(lock(), 'utf8').split('\n')[0]).toBe(String(process.pid));
+    taken.release();
+    expect(existsSync(lock())).toBe(false);
+  });
+
+  linux('is not removed by a process whose own lock was taken over', async () => {
+    const taken = takeLock(dir, () => Date.now() + LOCK_STALE_MS + 1_000);
+    writeFileSync(lock(), '1\npid:[2]\n');
+    taken.release();
+    expect(readFileSync(lock(), 'utf8')).toBe('1\npid:[2]\n');
+  });
+});
