@@ -2,8 +2,6 @@ import { type Address, encodeFunctionData, type Hex } from 'viem';
 import { depositAddressFactoryAbi } from '../chains/abi/deposit-address-factory.js';
 import type { ChainInfo } from '../chains/chain.js';
 import { failpoint } from '../common/failpoints.js';
-import { usdValue } from '../quotes/domain/pricing/valuation.js';
-import type { Currency } from '../requests/domain/records.js';
 import { depositAddressMode } from '../quotes/domain/steps/deposit-address.js';
 import type {
   DepositAddressFundedData,
@@ -11,6 +9,7 @@ import type {
   RequestQuotedData,
 } from '../requests/domain/request-events.js';
 import type { RequestStatus } from '../requests/domain/request-status.js';
+import { DustUnknown, isDust } from './dust.js';
 import { readRequestFacts } from './request-facts.js';
 import { isRevert, type JobOutcome, type SolverJobDeps, storedError } from './solver-job.js';
 import { type ClaimedJob, jobKey } from './solver-jobs.js';
@@ -157,26 +156,12 @@ export class DepositAddressJob {
    * cannot be priced now is not sent now (the job retries), rather than sent at any cost.
    */
   private async dust(origin: ChainInfo, amount: bigint, token: Address | null): Promise<boolean> {
-    const gasPrice = await this.deps.clients.of(origin).getGasPrice();
-    const gas = gasPrice * GIVE_BACK_GAS;
-    if (token === null) return amount < gas;
-    const currency = origin.currencies.find((c) => c.address.toLowerCase() === token.toLowerCase());
-    const [tokenUsd, nativeUsd] = await Promise.all([
-      currency ? this.usdPrice(currency) : null,
-      this.usdPrice(origin.nativeCurrency),
-    ]);
-    if (!currency || tokenUsd === null || nativeUsd === null) {
-      throw new DepositAddressTxNotSent(
-        `give-back of ${amount} of ${token}: no USD price to weigh it against its gas`,
-      );
+    try {
+      return await isDust(this.deps, origin, amount, token, GIVE_BACK_GAS);
+    } catch (error) {
+      if (error instanceof DustUnknown) throw new DepositAddressTxNotSent(`give-back of ${error.message}`);
+      throw error;
     }
-    const worth = usdValue(amount, { ...currency, usdPrice: tokenUsd }, 'floor');
-    const cost = usdValue(gas, { ...origin.nativeCurrency, usdPrice: nativeUsd }, 'ceil');
-    return worth.lt(cost);
-  }
-
-  private usdPrice(currency: Currency): Promise<string | null> {
-    return this.deps.prices ? this.deps.prices.usdPrice(currency).catch(() => null) : Promise.resolve(null);
   }
 
   private factoryCall(factory: string, data: Hex): TxIntent {

@@ -113,6 +113,8 @@ export class Solver {
       leaseMs: options.leaseMs,
       batchSize: options.batchSize,
       settleWaitMs,
+      clients,
+      prices: options.prices,
       stopping: this.abort.signal,
     });
   }

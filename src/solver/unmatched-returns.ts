@@ -2,6 +2,9 @@ import type { Hex } from 'viem';
 import type { ChainRegistry } from '../chains/chain-registry.js';
 import type { Database, SqlExecutor } from '../database/database.js';
 import { failpoint } from '../common/failpoints.js';
+import { isDust } from './dust.js';
+import type { EvmClients } from './evm-clients.js';
+import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
 import { transferIntent } from './payments.js';
 import { storedError } from './solver-job.js';
 import type { TransactionJournal } from './transaction-journal.js';
@@ -16,6 +19,10 @@ interface UnmatchedRow {
   amount: string;
   fence: string;
 }
+
+const NATIVE = '0x0000000000000000000000000000000000000000';
+/** Gas a return takes at most (a native transfer with the order id, or an ERC-20 `transfer`), for the dust threshold. */
+const RETURN_GAS = { native: 30_000n, token: 70_000n };
 
 /**
  * Returns deposits no request could take (`unmatched_deposits`: an unknown id, a second deposit, a deposit on
@@ -32,6 +39,10 @@ export class UnmatchedReturns {
       readonly leaseMs: number;
       readonly batchSize: number;
       readonly settleWaitMs: number;
+      /** Reads the gas price to weigh a return against its gas (dust is not returned). */
+      readonly clients: EvmClients;
+      /** USD prices, to weigh a token return against its gas. */
+      readonly prices?: PriceSource;
       /** Aborts when the solver stops: a return stops waiting for its transaction and is given back. */
       readonly stopping?: AbortSignal;
     },
@@ -66,7 +77,7 @@ export class UnmatchedReturns {
     return rows.length > 0;
   }
 
-  private async returnOne(row: UnmatchedRow): Promise<'done' | 'failed' | 'later'> {
+  private async returnOne(row: UnmatchedRow): Promise<'done' | 'failed' | 'later' | 'dust'> {
     const chain = this.chains.chain(Number(row.chain_id));
     const key = `return:${row.chain_id}:${row.tx_hash}:${row.log_index}`;
     // Journaled and released in nonce order with this process's other transactions on the chain.
@@ -75,6 +86,20 @@ export class UnmatchedReturns {
         ['signed', 'broadcast', 'mined'].includes(candidate.state),
       );
       if (!sent) {
+        // Worth less than its gas: not returned (it stays in the depository), else dust drains the solver.
+        const native = row.currency.toLowerCase() === NATIVE;
+        const token = native ? null : (row.currency as Hex);
+        if (
+          await isDust(
+            this.options,
+            chain,
+            BigInt(row.amount),
+            token,
+            RETURN_GAS[native ? 'native' : 'token'],
+          )
+        ) {
+          return 'dust' as const;
+        }
         sent = await this.journal.record(
           chain,
           transferIntent(row.currency, row.depositor, BigInt(row.amount), row.request_id as Hex),
@@ -93,6 +118,7 @@ export class UnmatchedReturns {
       }
       return sent;
     });
+    if (entry === 'dust') return 'dust';
     const settlement = await this.journal.awaitSettled(chain, entry, {
       maxWaitMs: this.options.settleWaitMs,
       signal: this.options.stopping,
@@ -115,12 +141,12 @@ export class UnmatchedReturns {
 
   private async update(
     row: UnmatchedRow,
-    outcome: 'done' | 'failed' | 'later' | 'retry',
+    outcome: 'done' | 'failed' | 'dust' | 'later' | 'retry',
     error: string | null,
   ) {
     await this.db.query(
       `UPDATE unmatched_deposits SET leased_until = NULL, updated_at = now(), last_error = coalesce($6, last_error),
-              state = CASE WHEN $5 IN ('done', 'failed') THEN $5 ELSE state END,
+              state = CASE WHEN $5 IN ('done', 'failed', 'dust') THEN $5 ELSE state END,
               next_attempt_at = CASE WHEN $5 = 'retry'
                 THEN now() + least(power(2, greatest(attempts - 1, 0)), 300) * interval '1 second'
                 ELSE now() + interval '200 milliseconds' END

@@ -12,6 +12,7 @@ import { OracleAttestations1763771400000 } from './1763771400000-oracle-attestat
 import { MetricsIndexes1763771500000 } from './1763771500000-metrics-indexes.js';
 import { ChainCursorWatchedFrom1763771600000 } from './1763771600000-chain-cursor-watched-from.js';
 import { AggregateSnapshots1763771700000 } from './1763771700000-aggregate-snapshots.js';
+import { UnmatchedDepositsDust1763771800000 } from './1763771800000-unmatched-deposits-dust.js';
 
 /** Every migration, in order. Adding one never edits the data source. */
 export const migrations = [
@@ -29,4 +30,5 @@ export const migrations = [
   MetricsIndexes1763771500000,
   ChainCursorWatchedFrom1763771600000,
   AggregateSnapshots1763771700000,
+  UnmatchedDepositsDust1763771800000,
 ];

@@ -39,7 +39,9 @@ describe('refunds and returns under attack', () => {
       const { rows } = await db.query('SELECT 1 FROM chain_cursors WHERE chain_id = $1', [a.chainId]);
       return rows.length > 0;
     }, "the watcher's first round");
-    const solverNonce = await clients.reader(a.chainId).getTransactionCount({ address: a.accounts.solver.address });
+    const solverNonce = await clients
+      .reader(a.chainId)
+      .getTransactionCount({ address: a.accounts.solver.address });
     const dust: string[] = [];
     for (let i = 0; i < 3; i++) {
       const receipt = await depositNativeFor(clients, a, `0x${'d5'.repeat(31)}0${i}` as Hex, 1n);
@@ -61,7 +63,7 @@ describe('refunds and returns under attack', () => {
       'the dust rows to be settled',
       20_000,
     );
-    expect((await rowsOf()).map((row) => row.reason)).toEqual(Array(3).fill('UNKNOWN_REQUEST'));
+    expect(await rowsOf()).toEqual(Array(3).fill({ state: 'dust', reason: 'UNKNOWN_REQUEST' }));
     const returns = await db.query<{ n: string }>(
       `SELECT count(*)::text AS n FROM solver_transactions WHERE purpose = 'return'`,
     );

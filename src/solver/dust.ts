@@ -1,0 +1,40 @@
+import type { Address } from 'viem';
+import type { ChainInfo } from '../chains/chain.js';
+import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
+import { usdValue } from '../quotes/domain/pricing/valuation.js';
+import type { Currency } from '../requests/domain/records.js';
+import type { EvmClients } from './evm-clients.js';
+
+/** A payment that cannot be weighed against its gas now (no USD price): not sent now, retried later. */
+export class DustUnknown extends Error {}
+
+/**
+ * Whether paying `amount` of `token` (null: the native currency) back would cost the solver more gas (`gas` units at
+ * the chain's gas price) than it returns: then it is not sent, so nobody can drain the solver with dust. A token is
+ * compared with the gas by their USD prices; one that cannot be priced now throws DustUnknown (rather than sent at any
+ * cost).
+ */
+export async function isDust(
+  deps: { readonly clients: EvmClients; readonly prices?: PriceSource },
+  origin: ChainInfo,
+  amount: bigint,
+  token: Address | null,
+  gasUnits: bigint,
+): Promise<boolean> {
+  const gasPrice = await deps.clients.of(origin).getGasPrice();
+  const gas = gasPrice * gasUnits;
+  if (token === null) return amount < gas;
+  const usdPrice = (currency: Currency): Promise<string | null> =>
+    deps.prices ? deps.prices.usdPrice(currency).catch(() => null) : Promise.resolve(null);
+  const currency = origin.currencies.find((c) => c.address.toLowerCase() === token.toLowerCase());
+  const [tokenUsd, nativeUsd] = await Promise.all([
+    currency ? usdPrice(currency) : null,
+    usdPrice(origin.nativeCurrency),
+  ]);
+  if (!currency || tokenUsd === null || nativeUsd === null) {
+    throw new DustUnknown(`${amount} of ${token}: no USD price to weigh it against its gas`);
+  }
+  const worth = usdValue(amount, { ...currency, usdPrice: tokenUsd }, 'floor');
+  const cost = usdValue(gas, { ...origin.nativeCurrency, usdPrice: nativeUsd }, 'ceil');
+  return worth.lt(cost);
+}
