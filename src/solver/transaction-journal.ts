@@ -45,6 +45,29 @@ export interface JournalEntry extends TxIntent {
   readonly state: TxState;
 }
 
+/**
+ * Payments to an address a user chose (a refund's `refundTo` or depositor, an unmatched deposit's depositor, a claim's
+ * recipient) are plain transfers: a few tens of thousands of gas, whatever the recipient. One whose estimate needs more
+ * than this is refused before it is signed: a recipient contract that burns gas on receipt would otherwise make the
+ * solver pay up to a block's gas for each of them (a refund costs its user nothing).
+ */
+export const PAYMENT_GAS_CAP = 150_000n;
+const CAPPED_PAYMENTS: ReadonlySet<TxPurpose> = new Set(['refund', 'return', 'claim']);
+
+/** A payment to a user's address needs more gas than `PAYMENT_GAS_CAP`: nothing was signed or stored. */
+export class PaymentGasTooHigh extends Error {
+  constructor(
+    readonly purpose: TxPurpose,
+    readonly to: string,
+    readonly gas: bigint,
+  ) {
+    super(
+      `the ${purpose} to ${to} needs ${gas} gas, more than the ${PAYMENT_GAS_CAP} a payment to a user's address may use`,
+    );
+    this.name = 'PaymentGasTooHigh';
+  }
+}
+
 /** How a journaled transaction ended, as far as the chain says now. */
 export type Settlement =
   /** `entry` (this transaction, or another of ours with its nonce) is in a final block. */
@@ -136,9 +159,13 @@ export class TransactionJournal {
     meta: EntryMeta,
     guard?: (tx: SqlExecutor) => Promise<boolean>,
   ): Promise<JournalEntry> {
+    const prepared = await this.prepare(chain, intent);
+    if (CAPPED_PAYMENTS.has(meta.purpose) && (prepared.gas * 12n) / 10n > PAYMENT_GAS_CAP) {
+      throw new PaymentGasTooHigh(meta.purpose, intent.to, prepared.gas);
+    }
     const [entry] = await this.recordMany(
       chain,
-      [{ prepared: await this.prepare(chain, intent), meta }],
+      [{ prepared, meta }],
       guard && (async (tx) => [await guard(tx)]),
     );
     if (entry instanceof LeaseLostError) throw entry;

@@ -5,7 +5,7 @@ import type { ChainInfo } from '../../../src/chains/chain.js';
 import { loadAppConfig } from '../../../src/config/app-config.js';
 import type { Database } from '../../../src/database/database.js';
 import { EvmClients } from '../../../src/solver/evm-clients.js';
-import { TransactionJournal } from '../../../src/solver/transaction-journal.js';
+import { PaymentGasTooHigh, TransactionJournal } from '../../../src/solver/transaction-journal.js';
 import { type Devnet, startDevnet } from '../../support/devnet.js';
 import { RpcProxy } from '../../support/rpc-proxy.js';
 import { type MigratedDatabase, migratedDatabase } from '../../support/postgres.js';
@@ -201,5 +201,42 @@ describe('transaction journal under attack', () => {
     } finally {
       await proxy.stop();
     }
+  }, 30_000);
+
+  it('refuses a refund, return or claim payout to a contract that burns gas on receipt: the solver would pay for it', async () => {
+    // Runtime: count down from 0x02ee00 (192,000 rounds of 26 gas, ~5M gas), then stop: a receive that succeeds, dearly.
+    const runtime = '6202ee005b600190038060045700';
+    const init = `0x600e80600b6000396000f3${runtime}`;
+    const deployer = freshKey();
+    await rpc(chain.rpcUrl, 'hardhat_setBalance', [deployer.address, toHex(10n ** 19n)]);
+    const { createWalletClient, http } = await import('viem');
+    const wallet = createWalletClient({ account: deployer, transport: http(chain.rpcUrl) });
+    const deployed = await wallet.sendTransaction({ chain: null, data: init as Hash, gas: 100_000n });
+    const burner = (await new EvmClients().of(destination).waitForTransactionReceipt({ hash: deployed }))
+      .contractAddress!;
+    const journal = await journalWith(new EvmClients());
+    const gas = await new EvmClients()
+      .of(destination)
+      .estimateGas({ account: journal.address, to: burner, value: 1n });
+    expect(gas).toBeGreaterThan(4_000_000n);
+
+    for (const purpose of ['refund', 'return', 'claim'] as const) {
+      await expect(
+        journal.record(
+          destination,
+          { to: burner, value: 1n, data: '0x' },
+          { purpose, jobKey: `burn-${purpose}` },
+        ),
+      ).rejects.toBeInstanceOf(PaymentGasTooHigh);
+      expect(await journal.entriesOf(`burn-${purpose}`)).toEqual([]);
+    }
+    expect(await transactionCount(journal)).toBe(0n);
+    // A plain transfer to an address is a payment like any other.
+    const refund = await journal.record(
+      destination,
+      { to: deployer.address, value: 1n, data: '0x' },
+      { purpose: 'refund', jobKey: 'plain-refund' },
+    );
+    expect(refund.state).toBe('signed');
   }, 30_000);
 });
