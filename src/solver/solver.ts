@@ -1,4 +1,5 @@
 import type { CommandBus } from '@nestjs/cqrs';
+import { setMaxListeners } from 'node:events';
 import type { Address, Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { processCheckpointedBatch } from '../../projections/runner/checkpointed-batch.js';
@@ -78,6 +79,9 @@ export class Solver {
     private readonly clock: Clock,
     private readonly options: SolverOptions,
   ) {
+    // Every running job waits on this signal while its transaction settles (up to `batchSize` at once, beside the
+    // loops): more than Node's default ten listeners is the design, not a leak.
+    setMaxListeners(Math.max(100, options.batchSize * 4), this.abort.signal);
     const clients = new EvmClients();
     const settleWaitMs = Math.max(1_000, Math.floor(options.leaseMs / 3));
     this.jobs = new SolverJobs(db, {
