@@ -5,9 +5,12 @@ import type { TxIntent } from './transaction-journal.js';
 
 const NATIVE = '0x0000000000000000000000000000000000000000';
 
+/** Whether a currency address is its chain's native currency (the zero address), not an ERC-20. */
+export const isNativeAddress = (currency: string): boolean => currency.toLowerCase() === NATIVE;
+
 /** A payment of `amount` to `recipient`: native value, or an ERC-20 transfer, with the order id appended. */
 export function transferIntent(currency: string, recipient: string, amount: bigint, orderId: Hex): TxIntent {
-  if (currency.toLowerCase() === NATIVE) return { to: recipient as Address, value: amount, data: orderId };
+  if (isNativeAddress(currency)) return { to: recipient as Address, value: amount, data: orderId };
   const transfer = encodeFunctionData({
     abi: erc20Abi,
     functionName: 'transfer',

@@ -5,7 +5,7 @@ import { failpoint } from '../common/failpoints.js';
 import { isDust } from './dust.js';
 import type { EvmClients } from './evm-clients.js';
 import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
-import { transferIntent } from './payments.js';
+import { isNativeAddress, transferIntent } from './payments.js';
 import { storedError } from './solver-job.js';
 import type { TransactionJournal } from './transaction-journal.js';
 
@@ -20,7 +20,6 @@ interface UnmatchedRow {
   fence: string;
 }
 
-const NATIVE = '0x0000000000000000000000000000000000000000';
 /** Gas a return takes at most (a native transfer with the order id, or an ERC-20 `transfer`), for the dust threshold. */
 const RETURN_GAS = { native: 30_000n, token: 70_000n };
 
@@ -87,7 +86,7 @@ export class UnmatchedReturns {
       );
       if (!sent) {
         // Worth less than its gas: not returned (it stays in the depository), else dust drains the solver.
-        const native = row.currency.toLowerCase() === NATIVE;
+        const native = isNativeAddress(row.currency);
         const token = native ? null : (row.currency as Hex);
         if (
           await isDust(

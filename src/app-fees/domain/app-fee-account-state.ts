@@ -1,3 +1,4 @@
+import { comparePositions, type Position } from '../../event-store/event-store.js';
 import {
   AppFeeAccrued,
   type AppFeeAccountEvent,
@@ -108,10 +109,20 @@ export function heldFor(state: AppFeeAccountState, requestId: string): bigint {
 /** True when an entry of `kind` caused by the fill at `source` was taken already (at or before the mark). */
 export function taken(state: AppFeeAccountState, kind: keyof AccountMarks, source: LogMark): boolean {
   const mark = state.marks[kind];
-  if (!mark) return false;
-  const [commit, markCommit] = [BigInt(source.commit), BigInt(mark.commit)];
-  return commit < markCommit || (commit === markCommit && BigInt(source.prepare) <= BigInt(mark.prepare));
+  return mark !== undefined && comparePositions(positionOf(source), positionOf(mark)) <= 0;
 }
+
+/** The log position a mark names. */
+const positionOf = (mark: LogMark): Position => ({
+  commit: BigInt(mark.commit),
+  prepare: BigInt(mark.prepare),
+});
+
+/** The mark of a log position (decimal strings: the state is stored as JSON). */
+export const logMarkOf = (position: Position): LogMark => ({
+  commit: position.commit.toString(),
+  prepare: position.prepare.toString(),
+});
 
 const plus = (a: string, b: string | bigint): string => (BigInt(a) + BigInt(b)).toString();
 const minus = (a: string, b: string | bigint): string => (BigInt(a) - BigInt(b)).toString();

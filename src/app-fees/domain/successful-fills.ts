@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '../../event-store/event-store.js';
 import type { SponsorshipComponent } from '../../requests/domain/records.js';
 import type { FillSucceededData } from '../../requests/domain/request-events.js';
-import type { LogMark } from './app-fee-account-state.js';
+import { type LogMark, logMarkOf } from './app-fee-account-state.js';
 
 /** A request's fill as the log recorded it, with the request it belongs to. */
 export interface SuccessfulFill {
@@ -20,7 +20,7 @@ export function successfulFills(events: readonly RecordedEvent[]): SuccessfulFil
       streamId: event.streamId,
       requestId: event.streamId.slice('request-'.length),
       fill: event.data as FillSucceededData,
-      source: { commit: event.position.commit.toString(), prepare: event.position.prepare.toString() },
+      source: logMarkOf(event.position),
     }));
 }
 
