@@ -24,11 +24,11 @@ const OPEN_AND_HOLD = `
   try {
     const db = await PgliteDatabase.open(process.env.DATA_DIR);
     await db.query('SELECT 1');
-    console.log('OPENED');
+    process.stdout.write('OPENED\\n');
     if (process.env.HOLD === '1') setInterval(() => {}, 1000);
     else await db.close();
   } catch (error) {
-    console.log('REFUSED ' + error.message);
+    process.stdout.write('REFUSED ' + error.message + '\\n');
   }
 `;
 
