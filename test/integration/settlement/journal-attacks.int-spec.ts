@@ -203,6 +203,25 @@ describe('transaction journal under attack', () => {
     }
   }, 30_000);
 
+  it('a held entry another instance abandoned meanwhile is never sent: release sends only what it moved from signed', async () => {
+    const journal = await journalWith(new EvmClients());
+    const entry = await journal.record(
+      destination,
+      { to: chain.accounts.solver.address, value: 1n, data: '0x' },
+      { purpose: 'claim', jobKey: 'abandoned' },
+    );
+    // Another instance abandons the held entry (its first step: the entry is void), while this one, holding the
+    // entry as it read it (signed), releases it.
+    await db.query(`UPDATE solver_transactions SET state = 'void' WHERE id = $1 AND state = 'signed'`, [
+      entry.id,
+    ]);
+    await journal.release(destination, entry);
+    // Had it been sent it would have mined (automine) while the journal holds it void: a payout the claim would
+    // then be failed for, its amount given back, and paid again.
+    expect(await rpc(chain.rpcUrl, 'eth_getTransactionByHash', [entry.txHash])).toBeNull();
+    expect((await journal.entriesOf('abandoned')).map((row) => row.state)).toEqual(['void']);
+  });
+
   it('refuses a refund, return or claim payout to a contract that burns gas on receipt: the solver would pay for it', async () => {
     // Runtime: count down from 0x02ee00 (192,000 rounds of 26 gas, ~5M gas), then stop: a receive that succeeds, dearly.
     const runtime = '6202ee005b600190038060045700';

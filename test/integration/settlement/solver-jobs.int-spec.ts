@@ -161,45 +161,5 @@ describe('solver jobs', () => {
         await chain.setAutomine(true);
       }
     });
-
-    it('a held entry another instance abandoned meanwhile is never sent: release sends only what it moved from signed', async () => {
-      const config = loadAppConfig({
-        ENVIRONMENT: 'test',
-        DATA_DIR: 'memory://abandoned',
-        DEVNET_B_RPC_URL: chain.rpcUrl,
-      });
-      const destination = config.chains.chain(31338);
-      // Its own key: the other tests' entries hold their accounts' next nonces.
-      const journal = new TransactionJournal(
-        db,
-        new EvmClients(),
-        privateKeyToAccount(chain.accounts.relayer.privateKey),
-      );
-      const entry = await journal.record(
-        destination,
-        { to: chain.accounts.solver.address, value: 1n, data: '0x' },
-        { purpose: 'claim', jobKey: 'abandoned' },
-      );
-      // Another instance abandons the held entry (its first step: the entry is void), while this one, holding the
-      // entry as it read it (signed), releases it.
-      await db.query(`UPDATE solver_transactions SET state = 'void' WHERE id = $1 AND state = 'signed'`, [
-        entry.id,
-      ]);
-      await journal.release(destination, entry);
-      const sent = await fetch(chain.rpcUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'eth_getTransactionByHash',
-          params: [entry.txHash],
-        }),
-      }).then((response) => response.json() as Promise<{ result: unknown }>);
-      // Had it been sent it would have mined (automine) while the journal holds it void: a payout the claim would
-      // then be failed for, its amount given back, and paid again.
-      expect(sent.result).toBeNull();
-      expect((await journal.entriesOf('abandoned')).map((row) => row.state)).toEqual(['void']);
-    });
   });
 });
