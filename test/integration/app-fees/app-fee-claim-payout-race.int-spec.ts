@@ -62,39 +62,29 @@ describe('app-fee claims: a failed attempt of one instance does not release a pa
   const account = () => new AppFeeAccountAggregate(OWNER.address);
   const rpc = (method: string, params: unknown[] = []) =>
     clients.reader(b.chainId).request({ method, params } as never);
-
-  beforeAll(async () => {
-    [a, b] = await startDevnets();
-    clients = new ChainClients([a, b]);
-    app = await startTestApp(settlementEnv(a, b), [], clock);
-    await app.app.get(AggregateRepository).execute(account, (state) =>
+  /** Credits the owner `BALANCE` for the `n`th fill. */
+  const credit = (n: number) =>
+    app.app.get(AggregateRepository).execute(account, (state) =>
       state.handle({
         type: 'AccrueAppFee',
         data: {
-          requestId: `0x${'01'.repeat(32)}`,
+          requestId: `0x${n.toString(16).padStart(2, '0').repeat(32)}`,
           amount: BALANCE.toString(),
           amountUsd: '2',
           usdcPrice: '1',
           accruedAt: clock.now().toISOString(),
-          source: { commit: '1', prepare: '1' },
+          source: { commit: String(n), prepare: String(n) },
         },
       }),
     );
-  }, 180_000);
-  afterAll(async () => {
-    await app?.close();
-    await Promise.all([a?.stop(), b?.stop()]);
-  });
-
-  it('is paid once: the balance is not given back while the payout is in flight, and cannot be claimed again', async () => {
-    expect(await available()).toBe(BALANCE);
+  /** Opens a claim of the whole balance and authorizes it with the owner's signature, as `POST /execute/permits` does. */
+  const openAndAuthorize = async () => {
     const opened = await postJson(app, `/app-fees/${OWNER.address}/claim`, {
       chainId: b.chainId,
       currency: b.deployment.usdc,
     });
     expect(opened.code).toBe(200);
     const claimId = (opened.body as { steps: { requestId: Hex }[] }).steps[0].requestId;
-    // Signed and authorized; the process died before the payout was journaled.
     const [openedEvent] = await app.app
       .get<symbol, EventStore>(EVENT_STORE)
       .readStream(`app-fee-claim-${claimId}`);
@@ -110,7 +100,24 @@ describe('app-fee claims: a failed attempt of one instance does not release a pa
         },
       }),
     );
-    const claim = authorized.state.claims[claimId];
+    return authorized.state.claims[claimId];
+  };
+
+  beforeAll(async () => {
+    [a, b] = await startDevnets();
+    clients = new ChainClients([a, b]);
+    app = await startTestApp(settlementEnv(a, b), [], clock);
+    await credit(1);
+  }, 180_000);
+  afterAll(async () => {
+    await app?.close();
+    await Promise.all([a?.stop(), b?.stop()]);
+  });
+
+  it('is paid once: the balance is not given back while the payout is in flight, and cannot be claimed again', async () => {
+    expect(await available()).toBe(BALANCE);
+    // Signed and authorized; the process died before the payout was journaled.
+    const claim = await openAndAuthorize();
 
     // Blocks come every few seconds on a real chain: the payout waits in the mempool for a while.
     await rpc('evm_setAutomine', [false]);
@@ -166,42 +173,10 @@ describe('app-fee claims: a failed attempt of one instance does not release a pa
   }, 120_000);
 
   it('when the other instance journals the payout only after this attempt looked again, the failure is refused and the payout settled', async () => {
-    await app.app.get(AggregateRepository).execute(account, (state) =>
-      state.handle({
-        type: 'AccrueAppFee',
-        data: {
-          requestId: `0x${'02'.repeat(32)}`,
-          amount: BALANCE.toString(),
-          amountUsd: '2',
-          usdcPrice: '1',
-          accruedAt: clock.now().toISOString(),
-          source: { commit: '2', prepare: '2' },
-        },
-      }),
-    );
+    await credit(2);
     expect(await available()).toBe(BALANCE);
     const before = await clients.balanceOf(b.chainId, b.deployment.usdc, OWNER.address);
-    const opened = await postJson(app, `/app-fees/${OWNER.address}/claim`, {
-      chainId: b.chainId,
-      currency: b.deployment.usdc,
-    });
-    const claimId = (opened.body as { steps: { requestId: Hex }[] }).steps[0].requestId;
-    const [openedEvent] = await app.app
-      .get<symbol, EventStore>(EVENT_STORE)
-      .readStream(`app-fee-claim-${claimId}`);
-    const signature = await OWNER.signMessage({ message: { raw: claimId } });
-    const authorized = await app.app.get(AggregateRepository).execute(account, (state) =>
-      state.handle({
-        type: 'AuthorizeClaim',
-        data: {
-          claimId,
-          signature,
-          at: clock.now().toISOString(),
-          opened: openedEvent.data as AppFeeClaimOpenedData,
-        },
-      }),
-    );
-    const claim = authorized.state.claims[claimId];
+    const claim = await openAndAuthorize();
 
     await rpc('evm_setAutomine', [false]);
     try {
