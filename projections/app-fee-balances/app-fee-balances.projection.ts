@@ -11,6 +11,7 @@ import {
   availableBalance,
   type ClaimState,
   evolve,
+  heldTotal,
   initialAppFeeAccountState,
 } from '../../src/app-fees/domain/app-fee-account-state.js';
 import { EventRegistry } from '../../src/event-store/event-registry.js';
@@ -34,14 +35,14 @@ const accountEvent = (event: RecordedEvent): AppFeeAccountEvent =>
  */
 export const appFeeBalancesProjection: Projection<AppFeeAccountState> = {
   name: 'app-fee-balances',
-  version: 5,
+  version: 6,
   table: 'app_fee_balances',
   columns: [
     { name: 'accrued', type: 'numeric', value: (state) => state.accrued },
     { name: 'reserved', type: 'numeric', value: (state) => state.reserved },
     { name: 'withdrawn', type: 'numeric', value: (state) => state.withdrawn },
     { name: 'sponsored', type: 'numeric', value: (state) => state.sponsored },
-    { name: 'held', type: 'numeric', value: (state) => state.held ?? '0' },
+    { name: 'held', type: 'numeric', value: (state) => heldTotal(state).toString() },
     { name: 'available', type: 'numeric', value: (state) => availableBalance(state).toString() },
   ],
   keysOf: (event) => {

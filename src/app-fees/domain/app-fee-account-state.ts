@@ -62,7 +62,7 @@ export interface AccountMarks {
 /**
  * One app-fee recipient's account. Amounts are USDC units as decimal strings (the state is stored as JSON by the
  * `app-fee-balances` projection and as the aggregate's snapshot); the available balance is
- * `accrued − reserved − withdrawn − sponsored − held` and never negative. Its size does not grow with the requests it
+ * `accrued − reserved − withdrawn − sponsored − held` (the open holds' total) and never negative. Its size does not grow with the requests it
  * was credited for: what makes a credit once-only is a mark per kind (`marks`), and only holds still open are kept.
  */
 export interface AppFeeAccountState {
@@ -71,8 +71,6 @@ export interface AppFeeAccountState {
   readonly withdrawn: string;
   /** Paid for requests this account sponsored (fee sponsorship from an app balance). */
   readonly sponsored: string;
-  /** Held for sponsored requests being filled. */
-  readonly held: string;
   /** Open sponsorship holds by request id: USDC units kept aside until the request is paid or released. */
   readonly holds: Readonly<Record<string, string>>;
   readonly marks: AccountMarks;
@@ -84,7 +82,6 @@ export const initialAppFeeAccountState: AppFeeAccountState = {
   reserved: '0',
   withdrawn: '0',
   sponsored: '0',
-  held: '0',
   holds: {},
   marks: {},
   claims: {},
@@ -96,8 +93,13 @@ export function availableBalance(state: AppFeeAccountState): bigint {
     BigInt(state.reserved) -
     BigInt(state.withdrawn) -
     BigInt(state.sponsored) -
-    BigInt(state.held)
+    heldTotal(state)
   );
+}
+
+/** What the open holds keep aside in all (for sponsored requests being filled). */
+export function heldTotal(state: AppFeeAccountState): bigint {
+  return Object.values(state.holds).reduce((sum, amount) => sum + BigInt(amount), 0n);
 }
 
 /** What `requestId`'s hold still keeps aside (0 when it has none, or it was paid or released). */
@@ -138,13 +140,10 @@ function marked(
     : state.marks;
 }
 
-/** The open holds without `requestId`'s, and the total held less what it kept aside. */
-function withoutHold(
-  state: AppFeeAccountState,
-  requestId: string,
-): Pick<AppFeeAccountState, 'held' | 'holds'> {
-  const { [requestId]: amount, ...holds } = state.holds;
-  return { held: amount === undefined ? state.held : minus(state.held, amount), holds };
+/** The open holds without `requestId`'s. */
+function withoutHold(state: AppFeeAccountState, requestId: string): Pick<AppFeeAccountState, 'holds'> {
+  const { [requestId]: _paidOrReleased, ...holds } = state.holds;
+  return { holds };
 }
 
 /** Pure: the account after one of its events. */
@@ -174,11 +173,7 @@ export function evolve(state: AppFeeAccountState, event: AppFeeAccountEvent): Ap
   }
   if (event instanceof AppFeeSponsorshipHeld) {
     if (state.holds[event.sponsoredRequestId] !== undefined) return state;
-    return {
-      ...state,
-      held: plus(state.held, event.amount),
-      holds: { ...state.holds, [event.sponsoredRequestId]: event.amount },
-    };
+    return { ...state, holds: { ...state.holds, [event.sponsoredRequestId]: event.amount } };
   }
   if (event instanceof AppFeeSponsorshipReleased) {
     return { ...state, ...withoutHold(state, event.sponsoredRequestId) };

@@ -21,7 +21,7 @@ export class AppFeeAccountAggregate extends EventSourcedAggregate {
   state: AppFeeAccountState = initialAppFeeAccountState;
   readonly address: string;
   /** An account takes an event per credited request, for as long as it earns: loaded from a snapshot. */
-  override readonly snapshots = { schema: 1, every: 50 };
+  override readonly snapshots = { schema: 2, every: 50 };
 
   constructor(address: string) {
     super();

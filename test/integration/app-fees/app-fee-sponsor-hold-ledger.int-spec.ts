@@ -7,6 +7,7 @@ import { AppFeeAccountAggregate } from '../../../src/app-fees/domain/app-fee-acc
 import {
   type AppFeeAccountState,
   availableBalance,
+  heldTotal,
 } from '../../../src/app-fees/domain/app-fee-account-state.js';
 import { actualSponsorship } from '../../../src/app-fees/sponsor-payment.js';
 import { SponsorHolds } from '../../../src/app-fees/sponsor-holds.js';
@@ -171,7 +172,7 @@ describe(SponsorHolds.name, () => {
     expect((await typesOf(sponsor)).filter((type) => type === 'AppFeeSponsorshipHeld')).toHaveLength(4);
     const state = await account(sponsor);
     expect(availableBalance(state)).toBe(0n);
-    expect(state.held).toBe('1200');
+    expect(heldTotal(state)).toBe(1200n);
   });
 
   it('a fill retried after a crash between its hold and its journal entry holds once and is paid once', async () => {
@@ -196,7 +197,8 @@ describe(SponsorHolds.name, () => {
     expect(events[2].data).toMatchObject({ amount: '600', shortfall: '0' });
     const state = await account(sponsor);
     expect(availableBalance(state)).toBe(400n);
-    expect(state).toMatchObject({ held: '0', sponsored: '600' });
+    expect(heldTotal(state)).toBe(0n);
+    expect(state.sponsored).toBe('600');
   });
 
   it('a request whose fill failed gives its hold back exactly once, whichever the log shows first', async () => {
@@ -210,10 +212,10 @@ describe(SponsorHolds.name, () => {
     await failFill(second.quote.requestId);
     await sut.hold(second.quote, T0);
 
-    await consumeUntil(async () => (await account(sponsor)).held === '0', 'the releases');
+    await consumeUntil(async () => heldTotal(await account(sponsor)) === 0n, 'the releases');
     const state = await account(sponsor);
     expect(availableBalance(state)).toBe(1_000n);
-    expect(state.held).toBe('0');
+    expect(heldTotal(state)).toBe(0n);
     const released = (await store.readStream(`app-fee-account-${sponsor}`)).filter(
       (event) => event.type === 'AppFeeSponsorshipReleased',
     );

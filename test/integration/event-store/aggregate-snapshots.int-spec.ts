@@ -122,8 +122,8 @@ describe('Aggregate snapshots', () => {
     expect(store.eventsRead).toBe(60);
     // A snapshot of another log (the event store was replaced, the database kept) is not taken up either.
     await database.db.query(
-      `UPDATE aggregate_snapshots SET schema = 1, event_id = 'another-log' WHERE stream_id = $1`,
-      [streamId],
+      `UPDATE aggregate_snapshots SET schema = $2, event_id = 'another-log' WHERE stream_id = $1`,
+      [streamId, new AppFeeAccountAggregate(account).snapshots.schema],
     );
     expect((await sut.load(() => new AppFeeAccountAggregate(account))).state).toEqual(expected);
   });
