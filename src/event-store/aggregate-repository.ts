@@ -30,6 +30,12 @@ export class ConcurrencyRetriesExhaustedError extends Error {
 export interface ExecuteOptions {
   readonly maxAttempts?: number;
   readonly metadata?: Readonly<Record<string, unknown>>;
+  /**
+   * The caller has just made the stream's id up (a quote's id comes from a random salt): the first attempt decides on
+   * the empty state without reading the stream and appends expecting none. Were the stream there after all, that
+   * append fails and the next attempt reads it as usual: one round trip saved on the hot path, never a wrong decision.
+   */
+  readonly streamIsNew?: boolean;
 }
 
 /**
@@ -52,6 +58,12 @@ export class AggregateRepository {
     const recorded = await this.readFromSnapshot(aggregate);
     aggregate.loadFromHistory(recorded.map((event) => this.registry.deserialize(event)));
     if (recorded.length > 0) aggregate.revision = recorded[recorded.length - 1].revision;
+    return this.publisher ? this.publisher.mergeObjectContext(aggregate) : aggregate;
+  }
+
+  /** The aggregate at no revision, as `load` would answer for a stream that does not exist, without reading. */
+  private fresh<A extends EventSourcedAggregate>(create: () => A): A {
+    const aggregate = create();
     return this.publisher ? this.publisher.mergeObjectContext(aggregate) : aggregate;
   }
 
@@ -166,7 +178,7 @@ export class AggregateRepository {
   ): Promise<A> {
     const maxAttempts = options.maxAttempts ?? 5;
     for (let attempt = 1; attempt <= maxAttempts; attempt += 1) {
-      const aggregate = await this.load(create);
+      const aggregate = attempt === 1 && options.streamIsNew ? this.fresh(create) : await this.load(create);
       await decide(aggregate);
       try {
         await this.save(aggregate, options.metadata);

@@ -30,7 +30,8 @@ export class ExecuteRequestHandler implements ICommandHandler<ExecuteRequestComm
         request.handle(command);
         appended = request.getUncommittedEvents().length;
       },
-      { metadata: { command: command.type, ...metadata } },
+      // A quote records a request whose id it has just made from a random salt: nothing to read first.
+      { metadata: { command: command.type, ...metadata }, streamIsNew: command.type === 'RecordQuote' },
     );
     return { requestId, status: aggregate.state.status, revision: aggregate.revision, appended };
   }
