@@ -13,6 +13,7 @@ import { MetricsIndexes1763771500000 } from './1763771500000-metrics-indexes.js'
 import { ChainCursorWatchedFrom1763771600000 } from './1763771600000-chain-cursor-watched-from.js';
 import { AggregateSnapshots1763771700000 } from './1763771700000-aggregate-snapshots.js';
 import { UnmatchedDepositsDust1763771800000 } from './1763771800000-unmatched-deposits-dust.js';
+import { AppendToStreams1763771900000 } from './1763771900000-append-to-streams.js';
 
 /** Every migration, in order. Adding one never edits the data source. */
 export const migrations = [
@@ -31,4 +32,5 @@ export const migrations = [
   ChainCursorWatchedFrom1763771600000,
   AggregateSnapshots1763771700000,
   UnmatchedDepositsDust1763771800000,
+  AppendToStreams1763771900000,
 ];

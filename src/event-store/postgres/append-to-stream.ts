@@ -12,7 +12,7 @@ import {
 const WRONG_EXPECTED_REVISION = 'FY001';
 const UNIQUE_VIOLATION = '23505';
 
-interface PgError {
+export interface PgError {
   code?: string;
   constraint?: string;
   detail?: string;
@@ -55,22 +55,40 @@ export async function appendToStream(
       position: { commit: row.transaction_id, prepare: row.last_position },
     };
   } catch (error) {
-    const pgError = error as PgError;
-    const conflict =
-      pgError.code === WRONG_EXPECTED_REVISION ||
-      (pgError.code === UNIQUE_VIOLATION && pgError.constraint === 'events_event_id_key');
-    if (!conflict) throw error;
-    const earlier = await findEarlierAppend(sql, streamId, events);
-    if (earlier) return earlier;
-    if (pgError.code === UNIQUE_VIOLATION) {
-      throw new EventIdConflictError(
-        streamId,
-        events.map((event) => event.id),
-      );
-    }
-    const actual = pgError.detail === 'no_stream' || !pgError.detail ? 'no_stream' : BigInt(pgError.detail);
-    throw new WrongExpectedRevisionError(streamId, expectedRevision, actual);
+    return answerConflict(sql, streamId, events, expectedRevision, error as PgError);
   }
+}
+
+/**
+ * What a failed append means: when it was a conflict and this exact append already happened (same event ids, same
+ * stream, consecutive revisions), that append's result; else the conflict as an error, or `error` itself.
+ */
+export async function answerConflict(
+  sql: SqlExecutor,
+  streamId: string,
+  events: readonly NewEvent[],
+  expectedRevision: ExpectedRevision,
+  error: PgError,
+): Promise<AppendResult> {
+  if (!isAppendConflict(error)) throw error;
+  const earlier = await findEarlierAppend(sql, streamId, events);
+  if (earlier) return earlier;
+  if (error.code === UNIQUE_VIOLATION) {
+    throw new EventIdConflictError(
+      streamId,
+      events.map((event) => event.id),
+    );
+  }
+  const actual = error.detail === 'no_stream' || !error.detail ? 'no_stream' : BigInt(error.detail);
+  throw new WrongExpectedRevisionError(streamId, expectedRevision, actual);
+}
+
+/** A wrong expected revision, or an event id the log already holds: what `answerConflict` looks into. */
+export function isAppendConflict(error: PgError): boolean {
+  return (
+    error.code === WRONG_EXPECTED_REVISION ||
+    (error.code === UNIQUE_VIOLATION && error.constraint === 'events_event_id_key')
+  );
 }
 
 /** The result of an identical earlier append, or null when these event ids were not all appended together here. */

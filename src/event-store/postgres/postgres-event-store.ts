@@ -13,7 +13,7 @@ import type {
   Subscription,
   SubscribeOptions,
 } from '../event-store.js';
-import { appendToStream } from './append-to-stream.js';
+import { GroupCommit } from './group-commit.js';
 import { countAfter, headPosition, readAll } from './read-all.js';
 import { readStream } from './read-stream.js';
 
@@ -21,9 +21,11 @@ import { readStream } from './read-stream.js';
 export class PostgresEventStore implements EventStore {
   readonly kind: 'postgres' | 'pglite';
   private readonly appended = new AppendSignal();
+  private readonly appends: GroupCommit;
 
   constructor(private readonly db: Database) {
     this.kind = db.kind;
+    this.appends = new GroupCommit(db);
   }
 
   async appendToStream(
@@ -31,7 +33,7 @@ export class PostgresEventStore implements EventStore {
     events: readonly NewEvent[],
     options: AppendOptions = {},
   ): Promise<AppendResult> {
-    const result = await appendToStream(this.db, streamId, events, options.expectedRevision ?? 'any');
+    const result = await this.appends.append(streamId, events, options.expectedRevision ?? 'any');
     this.appended.notify();
     return result;
   }

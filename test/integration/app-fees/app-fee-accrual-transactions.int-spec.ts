@@ -8,7 +8,7 @@ import { type ReadStreamOptions, type RecordedEvent, START } from '../../../src/
 import { PostgresEventStore } from '../../../src/event-store/postgres/postgres-event-store.js';
 import type { PriceSource } from '../../../src/quotes/domain/pricing/price-source.js';
 import { sampleQuote } from '../../../src/requests/domain/sample-requests.js';
-import { migratedDatabase, type MigratedDatabase } from '../../support/postgres.js';
+import { migratedDatabase, type MigratedDatabase, waitForReadable } from '../../support/postgres.js';
 
 /** The event store, holding the accrual's reads of request streams until `releaseReads()` (while its batch is handled). */
 class GatedStore extends PostgresEventStore {
@@ -74,6 +74,8 @@ describe.each(['pglite', 'postgres'] as const)('app-fee accrual batches on %s', 
         },
       },
     ]);
+    // Readers of the log stop below the cluster's oldest transaction, which another suite on the server may hold.
+    await waitForReadable(database.db);
   };
 
   beforeAll(async () => {
