@@ -33,6 +33,14 @@ const MINT_SIZE = 82n;
 export class SvmTestChain {
   readonly vm = new LiteSVM();
 
+  constructor() {
+    // LiteSVM's clock starts at 1970; a chain's blocks carry the time they were made, which decides whether a deposit
+    // came after its quote expired.
+    const clock = this.vm.getClock();
+    clock.unixTimestamp = BigInt(Math.floor(Date.now() / 1000));
+    this.vm.setClock(clock);
+  }
+
   airdrop(to: Address, amount: bigint): void {
     const result = this.vm.airdrop(to, lamports(amount));
     if (result instanceof FailedTransactionMetadata) throw new Error(`airdrop failed: ${result.toString()}`);

@@ -17,6 +17,8 @@ export type SvmRpcMode = 'answer' | 'error' | 'hang';
  */
 export class SvmRpcServer {
   mode: SvmRpcMode = 'answer';
+  /** False: `getTransaction` reports `blockTime: null`, as a node does for a slot whose time it does not have. */
+  reportsBlockTime = true;
   /** Every method called, in order. */
   readonly calls: string[] = [];
   private server: Server | null = null;
@@ -94,7 +96,9 @@ export class SvmRpcServer {
       }
       case 'getTransaction': {
         const sent = this.transactions.get(String(params[0]));
-        return { result: sent ? transactionResponse(sent.wire, sent.record) : null };
+        if (!sent) return { result: null };
+        const answer = transactionResponse(sent.wire, sent.record);
+        return { result: this.reportsBlockTime ? answer : { ...answer, blockTime: null } };
       }
       default:
         return { error: { code: -32601, message: `Method not found: ${method}` } };

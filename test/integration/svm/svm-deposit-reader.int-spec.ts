@@ -219,18 +219,34 @@ describe(readSvmDeposit.name, () => {
     expect(read(record)).toBeNull();
   });
 
-  it('given a signature, fetches the transaction over the SVM RPC (getTransaction) and reads the same deposit', async () => {
-    const rpcServer = await new SvmRpcServer(svm).start();
+  /** Starts the LiteSVM-backed JSON-RPC server, sends `serialized` signed by the user through it, runs `use`. */
+  const overRpc = async (
+    serialized: string,
+    use: (sent: {
+      server: SvmRpcServer;
+      signature: string;
+      fetch: (signature: string) => Promise<SvmTransactionRecord | null>;
+    }) => Promise<void>,
+  ) => {
+    const server = await new SvmRpcServer(svm).start();
     try {
-      const rpc = createSolanaRpc(rpcServer.url);
+      const rpc = createSolanaRpc(server.url);
       const signed = await signTransaction(
         [user.keyPair],
-        getTransactionDecoder().decode(Buffer.from(step(requestId('a9'), usdc, 4_000_000n), 'base64')),
+        getTransactionDecoder().decode(Buffer.from(serialized, 'base64')),
       );
       const wire: Base64EncodedWireTransaction = getBase64EncodedWireTransaction(signed);
       const signature = await rpc.sendTransaction(wire, { encoding: 'base64' }).send();
       const fetch = (which: string) =>
         fetchSvmTransaction({ rpc, signature: which, timeoutMs: 5000, commitment: 'finalized' });
+      await use({ server, signature, fetch });
+    } finally {
+      await server.stop();
+    }
+  };
+
+  it('given a signature, fetches the transaction over the SVM RPC (getTransaction) and reads the same deposit', async () => {
+    await overRpc(step(requestId('a9'), usdc, 4_000_000n), async ({ signature, fetch }) => {
       const record = await fetch(signature);
       expect(read(record!)).toMatchObject({
         requestId: requestId('a9'),
@@ -239,11 +255,22 @@ describe(readSvmDeposit.name, () => {
         amount: 4_000_000n,
         txHash: signature,
         logIndex: 1,
+        timestamp: Number(svm.vm.getClock().unixTimestamp),
         fee: SIGNATURE_FEE,
       });
       expect(await fetch('1'.repeat(64))).toBeNull();
-    } finally {
-      await rpcServer.stop();
-    }
+    });
+  });
+
+  it('attack: a deposit whose block time the node does not report is not read as made in 1970 (before any quote expired)', async () => {
+    await overRpc(step(requestId('a8'), sol, 2_000_000_000n), async ({ server, signature, fetch }) => {
+      server.reportsBlockTime = false;
+      expect(await fetch(signature)).toBeNull();
+      server.reportsBlockTime = true;
+      expect(read((await fetch(signature))!)).toMatchObject({
+        requestId: requestId('a8'),
+        timestamp: Number(svm.vm.getClock().unixTimestamp),
+      });
+    });
   });
 });
