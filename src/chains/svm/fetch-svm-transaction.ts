@@ -19,8 +19,9 @@ export interface FetchSvmTransactionParameters {
 /**
  * One transaction as `readSvmDeposit` reads it, fetched with `getTransaction` (base64, v0 allowed): the message,
  * success, fee, slot, time, and the balances before and after mapped from account indexes to addresses. Null when
- * the chain does not know the signature (yet) at that commitment. Accounts loaded from lookup tables are left out:
- * the reader does not read such transactions.
+ * the chain does not know the signature (yet) at that commitment, or does not report its block time (`blockTime:
+ * null`): a deposit's time decides whether it came after its quote expired, and no stand-in time is safe (0 would
+ * pass every expiry). Accounts loaded from lookup tables are left out: the reader does not read such transactions.
  *
  * @example fetchSvmTransaction({ rpc: createSolanaRpc(url), signature, timeoutMs: 1500, commitment: 'finalized' })
  */
@@ -34,7 +35,7 @@ export async function fetchSvmTransaction(
       commitment: parameters.commitment,
     })
     .send({ abortSignal: AbortSignal.timeout(parameters.timeoutMs) });
-  if (!result || !result.meta) return null;
+  if (!result?.meta || result.blockTime === null || result.blockTime === undefined) return null;
   const { meta } = result;
   const wire = getTransactionDecoder().decode(Buffer.from(result.transaction[0], 'base64'));
   const keys = getCompiledTransactionMessageDecoder().decode(wire.messageBytes).staticAccounts;
@@ -47,7 +48,7 @@ export async function fetchSvmTransaction(
   return {
     signature: parameters.signature,
     slot: BigInt(result.slot),
-    blockTime: Number(result.blockTime ?? 0),
+    blockTime: Number(result.blockTime),
     fee: BigInt(meta.fee),
     failed: meta.err !== null,
     messageBytes: Uint8Array.from(wire.messageBytes),
