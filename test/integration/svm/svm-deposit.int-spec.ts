@@ -58,14 +58,14 @@ describe('SVM deposit steps executed in LiteSVM', () => {
     });
   });
 
-  const depositStep = (id: Hex, deposited: ChainCurrency, amount: bigint) => {
+  const depositStep = (id: Hex, deposited: ChainCurrency, amount: bigint, payer: string = user.address) => {
     const [step] = buildSteps({
       vmType: 'svm',
       requestId: id,
       origin,
       currency: deposited,
       amount,
-      user: user.address,
+      user: payer,
       recentBlockhash: svm.vm.latestBlockhash(),
     });
     return step!.items[0]!.data as SvmTransactionData;
@@ -188,5 +188,19 @@ describe('SVM deposit steps executed in LiteSVM', () => {
     expect((await svm.send(forged.base64, user)).ok).toBe(true);
     expect(svm.tokensOf(vault.address, mint.address)).toBeNull();
     expect(address(transfer.keys[3]!.pubkey)).toBe(user.address);
+  });
+
+  it('attack: a user no key can sign for (a program-derived address, off the curve) gets no step: nobody could send it', () => {
+    // The user pays the fee and signs; a program-derived address has no private key, so a transaction naming it as
+    // fee payer can never be sent, and a quote would record a request nothing can pay.
+    const pda = associatedTokenAddress(vault.address, mint.address);
+    for (const deposited of [sol, usdc]) {
+      expect(() => depositStep(requestId('e1'), deposited, 1_000_000_000n, pda)).toThrow(
+        expect.objectContaining({
+          errorCode: 'INVALID_ADDRESS',
+          errorData: expect.objectContaining({ field: 'user' }),
+        }),
+      );
+    }
   });
 });
