@@ -13,6 +13,7 @@ import {
   MEMO_PROGRAM_ID,
   SVM_RENT_EXEMPT_MINIMUM_LAMPORTS,
   svmAddress,
+  svmSignerAddress,
 } from './svm-programs.js';
 import { compileSvmTransaction, instructionData } from './svm-transaction.js';
 
@@ -45,11 +46,11 @@ export function svmDepositMemo(requestId: Hex): string {
  * - SPL: Associated Token `CreateIdempotent` of the vault's token account (paid by the user, a no-op when it exists),
  *   then SPL Token `TransferChecked` from the user's associated token account to the vault's;
  * - then a Memo carrying the request id.
- * Throws `INVALID_ADDRESS` for a malformed address, `INVALID_INPUT` for an amount that is not a u64, and
- * `AMOUNT_TOO_LOW` for a SOL amount that could not create a fresh vault account.
+ * Throws `INVALID_ADDRESS` for a malformed address or a user that cannot sign (off the curve), `INVALID_INPUT` for
+ * an amount that is not a u64, and `AMOUNT_TOO_LOW` for a SOL amount that could not create a fresh vault account.
  */
 export function svmDepositInstructions(parameters: SvmDepositParameters): Instruction[] {
-  const user = createNoopSigner(svmAddress(parameters.user, 'user'));
+  const user = createNoopSigner(svmSignerAddress(parameters.user, 'user'));
   const vault = svmAddress(parameters.depository, 'depository');
   const { amount } = parameters;
   if (amount <= 0n || amount > U64_MAX) {
@@ -95,7 +96,7 @@ export function svmDepositInstructions(parameters: SvmDepositParameters): Instru
  */
 export function buildSvmDepositStep(parameters: SvmDepositParameters): Step<SvmTransactionData> {
   const instructions = svmDepositInstructions(parameters);
-  const payer: Address = svmAddress(parameters.user, 'user');
+  const payer: Address = svmSignerAddress(parameters.user, 'user');
   const transaction = compileSvmTransaction(payer, parameters.recentBlockhash, instructions);
   return singleItemStep({
     id: 'deposit',

@@ -45,6 +45,21 @@ export function svmAddress(value: string, field: string): Address {
 }
 
 /**
+ * A base58 SVM address that can sign: a point on the ed25519 curve, i.e. a wallet with a private key. A
+ * program-derived address (off the curve) has none, so a transaction that needs its signature can never be sent;
+ * else `INVALID_ADDRESS` naming the field.
+ */
+export function svmSignerAddress(value: string, field: string): Address {
+  const address = svmAddress(value, field);
+  if (!isOffCurveAddress(address)) return address;
+  throw new QuoteError(
+    'INVALID_ADDRESS',
+    `${field} cannot sign on the SVM chain: ${address} is a program-derived address (off the ed25519 curve), which has no private key`,
+    { field, reason: 'off-curve' },
+  );
+}
+
+/**
  * The associated token account of `owner` for `mint` under the classic SPL Token program: the program-derived
  * address of seeds `[owner, token program, mint]` under the associated token program. Computed synchronously (kit's
  * `findAssociatedTokenPda` is async) so that step building stays a pure synchronous function; a unit test checks it
