@@ -4,7 +4,10 @@ import { Buffer } from 'node:buffer';
 import { Global, Module } from '@nestjs/common';
 import { DEFAULT_SETTLEMENT, SETTLEMENT_SUPPORT } from '../../src/quotes/settlement-support.js';
 import { DATABASE, type Database } from '../../src/database/database.js';
-import { SVM_RENT_EXEMPT_MINIMUM_LAMPORTS } from '../../src/quotes/domain/steps/svm-programs.js';
+import {
+  associatedTokenAddress,
+  SVM_RENT_EXEMPT_MINIMUM_LAMPORTS,
+} from '../../src/quotes/domain/steps/svm-programs.js';
 import { SIGNATURE_FEE, SvmTestChain } from '../support/litesvm.js';
 import { SvmRpcServer } from '../support/svm-rpc.js';
 import { startTestApp, type TestApp } from '../support/app.js';
@@ -197,5 +200,17 @@ describe('SVM-origin quotes executed in LiteSVM (ahead of the SVM reader that wi
     );
     expect(code).toBe(400);
     expect(body).toMatchObject({ errorCode: 'INVALID_ADDRESS', errorData: { field: 'originCurrency' } });
+  });
+
+  it('answers 400 INVALID_ADDRESS for a user no key can sign for (a program-derived address), and records nothing', async () => {
+    const before = await eventCount();
+    const pda = associatedTokenAddress(user.address, address(usdc.address));
+    const { code, body } = await post(quote({ user: pda }));
+    expect(code).toBe(400);
+    expect(body).toMatchObject({
+      errorCode: 'INVALID_ADDRESS',
+      errorData: { field: 'user', reason: 'off-curve' },
+    });
+    expect(await eventCount()).toBe(before);
   });
 });
