@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import { getAddMemoInstruction } from '@solana-program/memo';
+import { getAddMemoInstruction, LEGACY_MEMO_PROGRAM_ADDRESS_V1 } from '@solana-program/memo';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { getTransferCheckedInstruction } from '@solana-program/token';
 import {
@@ -155,6 +155,27 @@ describe(readSvmDeposit.name, () => {
       user,
     );
     expect(read(record)).toMatchObject({ rejected: 'NO_TRANSFER_TO_VAULT' });
+  });
+
+  it("attack: TransferChecked's exact bytes and accounts sent to another program (not SPL Token) credit nothing", async () => {
+    // The legacy Memo program takes any accounts and any UTF-8 data, so it stands in for a fake token program: the
+    // transaction succeeds, names the vault's token account and a listed mint, and moves nothing.
+    const vaultTokens = associatedTokenAddress(vault.address, mint.address);
+    const fake = getTransferCheckedInstruction(
+      {
+        source: associatedTokenAddress(user.address, mint.address),
+        mint: mint.address,
+        destination: vaultTokens,
+        authority: payer(),
+        amount: 1_000_000n,
+        decimals: 6,
+      },
+      { programAddress: LEGACY_MEMO_PROGRAM_ADDRESS_V1 },
+    );
+    const record = await svm.sendAndRecord(custom([fake, memo(requestId('c3'))]), user);
+    expect(record.failed).toBe(false);
+    expect(read(record)).toEqual({ rejected: 'NO_TRANSFER_TO_VAULT', requestIds: [requestId('c3')] });
+    expect(svm.tokensOf(vault.address, mint.address)).toBeNull();
   });
 
   it('attack: one transfer with memos for two requests credits neither', async () => {
