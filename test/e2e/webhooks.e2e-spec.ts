@@ -1,74 +1,16 @@
-import { CommandBus } from '@nestjs/cqrs';
 import { createHmac } from 'node:crypto';
 import { ApiKeysService } from '../../src/api-keys/api-keys.service.js';
-import { DATABASE, type Database } from '../../src/database/database.js';
-import { ExecuteRequestCommand } from '../../src/requests/commands/execute-request.command.js';
-import type { RequestCommand } from '../../src/requests/domain/request-decide.js';
 import { sampleLifecycle, sampleQuote } from '../../src/requests/domain/sample-requests.js';
 import { WebhookDeliveriesService } from '../../src/webhooks/delivery/webhook-deliveries.service.js';
 import { verifyWebhook } from '../../src/webhooks/index.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import {
+  driveRequest as drive,
+  nextSample,
+  waitUntil,
+  webhookHarness as harness,
+  type WebhookHarness as Harness,
+} from '../support/webhook-harness.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
-
-interface Harness {
-  app: TestApp;
-  receiver: WebhookReceiver;
-  key: { id: string; key: string };
-  run(requestId: string, command: RequestCommand): Promise<unknown>;
-  deliveries(): Promise<{ state: string; attempts: number; last_error: string | null }[]>;
-  close(): Promise<void>;
-}
-
-let counter = 500;
-
-async function harness(env: Record<string, string> = {}): Promise<Harness> {
-  const receiver = await new WebhookReceiver().start();
-  const app = await startTestApp({ WEBHOOK_RETRY_BASE_MS: '20', WEBHOOK_RETRY_MAX_MS: '100', ...env });
-  const key = await app.app.get(ApiKeysService).create({
-    label: 'integrator',
-    webhookUrl: receiver.url,
-    webhookHeaders: { 'X-Integrator': 'acme' },
-  });
-  return {
-    app,
-    receiver,
-    key,
-    run: (requestId, command) =>
-      app.app.get(CommandBus).execute(new ExecuteRequestCommand(requestId, command)),
-    deliveries: async () =>
-      (
-        await app.app
-          .get<Database>(DATABASE)
-          .query<{ state: string; attempts: number; last_error: string | null }>(
-            'SELECT state, attempts, last_error FROM webhook_deliveries ORDER BY created_at',
-          )
-      ).rows,
-    async close() {
-      await app.close();
-      await receiver.stop();
-    },
-  };
-}
-
-/** Runs a sample request's commands, up to `upTo` of them (1 = quote only … 5 = success). */
-async function drive(h: Harness, upTo = 5, options: { referrer?: string } = {}) {
-  const n = (counter += 1);
-  const quote = sampleQuote(n, {
-    apiKeyId: h.key.id,
-    referrer: options.referrer ?? null,
-    withDepositAddress: n % 2 === 0,
-  });
-  for (const command of sampleLifecycle(quote, n).slice(0, upTo)) await h.run(quote.requestId, command);
-  return quote;
-}
-
-const waitUntil = async (check: () => Promise<boolean>, timeoutMs = 15_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
 
 describe('request.status.updated webhooks', () => {
   let h: Harness | undefined;
@@ -138,7 +80,7 @@ describe('request.status.updated webhooks', () => {
 
   it('carries the recorded failReason on failure and refund, N/A otherwise', async () => {
     h = await harness();
-    const n = (counter += 1);
+    const n = nextSample();
     const quote = sampleQuote(n, { apiKeyId: h.key.id });
     const [quoted, detect, confirm] = sampleLifecycle(quote, n);
     for (const command of [quoted, detect, confirm]) await h.run(quote.requestId, command);
@@ -226,7 +168,7 @@ describe('request.status.updated webhooks', () => {
     const key = await h.app.app.get(ApiKeysService).get(h.key.id);
     expect(key?.webhookDisabledAt).toBeInstanceOf(Date);
     expect(key?.webhookDisabledReason).toContain('410');
-    const [, , confirm] = sampleLifecycle(quote, counter);
+    const [, , confirm] = sampleLifecycle(quote, quote.sample);
     await h.run(quote.requestId, confirm);
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(h.receiver.received).toHaveLength(1);
