@@ -1,0 +1,27 @@
+import { WebhookDeliveriesService } from '../../src/webhooks/delivery/webhook-deliveries.service.js';
+import { driveRequest, waitUntil, webhookHarness, type WebhookHarness } from '../support/webhook-harness.js';
+
+/** Receivers are run by integrators: what one answers must not break delivery, for it or for anyone else. */
+describe('webhook delivery to hostile receivers', () => {
+  let h: WebhookHarness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('records a 2xx whose body holds NUL bytes as delivered, once (PostgreSQL text cannot store NUL)', async () => {
+    h = await webhookHarness({ WEBHOOK_LEASE_MS: '300' });
+    h.receiver.fallback = { status: 200, body: 'ok\u0000\u0000done' };
+    await driveRequest(h, 2);
+    await h.receiver.waitFor(1);
+    await waitUntil(async () => (await h!.deliveries())[0]?.state !== 'pending', 3_000);
+    // Past several leases: an unrecorded attempt would have been sent again.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(h.receiver.received).toHaveLength(1);
+    expect(await h.deliveries()).toEqual([{ state: 'delivered', attempts: 1, last_error: null }]);
+    const service = h.app.app.get(WebhookDeliveriesService);
+    const [summary] = await service.list();
+    const [attempt] = (await service.get(summary.id)).attemptLog;
+    expect(attempt).toMatchObject({ statusCode: 200, responseExcerpt: 'ok\ufffd\ufffddone' });
+  });
+});
