@@ -211,8 +211,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
           column((row) => row.delivery.id),
           column((row) => row.outcome.statusCode),
           column((row) => row.outcome.latencyMs),
-          column((row) => row.outcome.error),
-          column((row) => row.outcome.responseExcerpt),
+          column((row) => storableText(row.outcome.error)),
+          column((row) => storableText(row.outcome.responseExcerpt)),
         ],
       );
       await tx.query(
@@ -229,7 +229,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
           column((row) => row.delivery.id),
           column((row) => row.state),
           column((row) => row.outcome.statusCode),
-          column((row) => row.outcome.error),
+          column((row) => storableText(row.outcome.error)),
           column((row) => row.retryIn ?? 0),
         ],
       );
@@ -255,6 +255,15 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       [apiKeyId, reason],
     );
   }
+}
+
+/**
+ * Receiver text (response excerpt, error) as PostgreSQL `text` can hold it: a NUL is the one character it refuses,
+ * and one refused value would fail the whole round's record, so every delivery of the round would be sent again at
+ * each lease expiry, forever. NUL becomes U+FFFD, as invalid UTF-8 already does.
+ */
+function storableText(text: string | null): string | null {
+  return text === null ? null : text.replaceAll('\u0000', '\ufffd');
 }
 
 interface Endpoint {
