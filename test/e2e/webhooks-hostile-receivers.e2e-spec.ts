@@ -1,5 +1,7 @@
+import { ApiKeysService } from '../../src/api-keys/api-keys.service.js';
 import { WebhookDeliveriesService } from '../../src/webhooks/delivery/webhook-deliveries.service.js';
 import { driveRequest, waitUntil, webhookHarness, type WebhookHarness } from '../support/webhook-harness.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 /** Receivers are run by integrators: what one answers must not break delivery, for it or for anyone else. */
 describe('webhook delivery to hostile receivers', () => {
@@ -23,5 +25,33 @@ describe('webhook delivery to hostile receivers', () => {
     const [summary] = await service.list();
     const [attempt] = (await service.get(summary.id)).attemptLog;
     expect(attempt).toMatchObject({ statusCode: 200, responseExcerpt: 'ok\ufffd\ufffddone' });
+  });
+
+  it("does not hold other keys' deliveries back while one receiver hangs until the timeout", async () => {
+    h = await webhookHarness({ WEBHOOK_TIMEOUT_MS: '6000' });
+    const other = await new WebhookReceiver().start();
+    try {
+      const otherKey = await h.app.app
+        .get(ApiKeysService)
+        .create({ label: 'bystander', webhookUrl: other.url });
+      h.receiver.fallback = 'hang';
+      await driveRequest(h, 2);
+      await h.receiver.waitFor(1);
+
+      const started = Date.now();
+      await driveRequest(h, 2, { apiKeyId: otherKey.id });
+      await other.waitFor(1, 10_000);
+      expect(Date.now() - started).toBeLessThan(2_500);
+      await waitUntil(async () => (await h!.deliveries()).some((d) => d.state === 'delivered'), 2_500);
+
+      // The hanging attempt is still recorded, once it times out.
+      const service = h.app.app.get(WebhookDeliveriesService);
+      const [hanging] = await service.list({ apiKeyId: h.key.id });
+      const firstAttempt = async () => (await service.get(hanging.id)).attemptLog[0];
+      await waitUntil(async () => (await firstAttempt()) !== undefined, 10_000);
+      expect(await firstAttempt()).toMatchObject({ statusCode: null, error: 'timeout after 6000 ms' });
+    } finally {
+      await other.stop();
+    }
   });
 });
