@@ -15,6 +15,12 @@ import { closeWebhookAgents, deliveryHeaders, sendWebhook } from '../webhook-sen
 import { WebhookSignal } from '../webhook-signal.js';
 import { checkWebhookTarget, type TargetCheck } from '../webhook-target.js';
 
+/**
+ * How long a round waits for its attempts before recording those that have finished and claiming more: the most a
+ * receiver that hangs until the timeout delays the deliveries of others.
+ */
+export const ROUND_WAIT_MS = 1_000;
+
 /** A delivery claimed for one attempt. */
 interface Claimed {
   id: string;
@@ -22,6 +28,12 @@ interface Claimed {
   api_key_id: string;
   body: string;
   attempts: number;
+}
+
+/** A claimed delivery and what its attempt came to. */
+interface Result {
+  readonly delivery: Claimed;
+  readonly outcome: AttemptOutcome;
 }
 
 /** What one attempt came to, as recorded in the delivery log. */
@@ -46,6 +58,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private readonly logger = new Logger('WebhookDispatcher');
   private readonly abort = new AbortController();
   private loop: Promise<void> | null = null;
+  /** Claimed deliveries not yet attempted to the end, across rounds: never more than `batchSize`. */
+  private inFlight = 0;
+  /** Outcomes of attempts that outlasted their round, for the next round to record. */
+  private readonly late: Result[] = [];
+  /** Rounds whose slowest attempts are still running (awaited at shutdown). */
+  private readonly unfinished = new Set<Promise<unknown>>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -58,46 +76,101 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     if (this.config.webhooks.run) this.loop = this.follow();
   }
 
-  /** Lets the round in flight finish (each delivery recorded, its lease released), then closes pooled connections. */
+  /**
+   * Lets the round in flight finish and waits for the attempts still running from earlier rounds (each delivery
+   * recorded, its lease released), then closes pooled connections.
+   */
   async beforeApplicationShutdown(): Promise<void> {
     this.abort.abort();
     await this.loop;
+    await Promise.all(this.unfinished);
+    try {
+      await this.record(this.late.splice(0));
+    } catch (error) {
+      this.logger.error({ msg: 'recording the last attempts failed', err: String(error) });
+    }
     closeWebhookAgents();
   }
 
   /**
-   * One round: claims up to `batchSize` due deliveries, attempts them concurrently, then records every outcome with
-   * two set-based statements (one transaction), so the database work per round does not grow with its size.
+   * One round: claims due deliveries (up to `batchSize` in flight in all), attempts them concurrently, then records
+   * every outcome with two set-based statements (one transaction), so the database work per round does not grow with
+   * its size. The round waits at most `ROUND_WAIT_MS` for its attempts: one receiver that hangs until the timeout
+   * must not hold everyone else's deliveries back for as long. Attempts still running then finish on their own and
+   * are recorded by a later round (woken when they end). Returns how many deliveries it claimed.
    */
   async dispatchOnce(batchSize = this.config.webhooks.batchSize): Promise<number> {
-    const claimed = await this.claim(batchSize);
-    if (claimed.length === 0) return 0;
+    const late = this.late.splice(0);
+    const room = batchSize - this.inFlight;
+    const claimed = room > 0 ? await this.claim(room) : [];
+    const finished: Result[] = [];
+    let waiting = true;
     const endpoints = new Map<string, Promise<Endpoint | string>>();
-    const results = await Promise.all(
+    this.inFlight += claimed.length;
+    const all = Promise.all(
       claimed.map(async (delivery) => {
-        if (!endpoints.has(delivery.api_key_id)) {
-          endpoints.set(delivery.api_key_id, this.endpoint(delivery.api_key_id));
+        const result = await this.deliver(delivery, endpoints);
+        this.inFlight -= 1;
+        if (result === null) return;
+        if (waiting) finished.push(result);
+        else {
+          this.late.push(result);
+          this.signal.notify();
         }
-        const endpoint = await endpoints.get(delivery.api_key_id)!;
-        if (typeof endpoint === 'string') {
-          await this.abandon(delivery, endpoint);
-          return null;
-        }
-        return { delivery, outcome: await this.attempt(delivery, endpoint) };
       }),
     );
-    await this.record(results.filter((result) => result !== null));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const roundOver = await Promise.race([
+      all.then(() => true),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ROUND_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
+    waiting = false;
+    if (!roundOver) {
+      this.unfinished.add(all);
+      void all.finally(() => this.unfinished.delete(all));
+    }
+    await this.record([...late, ...finished]);
     return claimed.length;
   }
 
   private follow(): Promise<void> {
     const signal = this.abort.signal;
+    const { batchSize } = this.config.webhooks;
     return followUntilAborted(
       signal,
-      async () => (await this.dispatchOnce()) >= this.config.webhooks.batchSize,
+      async () => {
+        const room = batchSize - this.inFlight;
+        return (await this.dispatchOnce()) >= room && room > 0;
+      },
       () => this.signal.wait(this.config.webhooks.pollIntervalMs, signal),
       (error) => this.logger.error({ msg: 'dispatch round failed', err: String(error) }),
     );
+  }
+
+  /**
+   * One claimed delivery: its endpoint (looked up once per key and round), then the attempt; null when there is
+   * nothing to record (the endpoint is gone, or looking it up failed: the lease runs out and it is tried again).
+   * Never rejects.
+   */
+  private async deliver(
+    delivery: Claimed,
+    endpoints: Map<string, Promise<Endpoint | string>>,
+  ): Promise<Result | null> {
+    try {
+      if (!endpoints.has(delivery.api_key_id)) {
+        endpoints.set(delivery.api_key_id, this.endpoint(delivery.api_key_id));
+      }
+      const endpoint = await endpoints.get(delivery.api_key_id)!;
+      if (typeof endpoint === 'string') {
+        await this.abandon(delivery, endpoint);
+        return null;
+      }
+      return { delivery, outcome: await this.attempt(delivery, endpoint) };
+    } catch (error) {
+      this.logger.error({ msg: 'delivery attempt failed', deliveryId: delivery.id, err: String(error) });
+      return null;
+    }
   }
 
   private async claim(limit: number): Promise<Claimed[]> {
@@ -178,7 +251,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
    * Attempts are numbered across redeliveries (which reset the retry budget, not the log); one is in flight per
    * delivery, so the numbering cannot race.
    */
-  private async record(results: readonly { delivery: Claimed; outcome: AttemptOutcome }[]): Promise<void> {
+  private async record(results: readonly Result[]): Promise<void> {
     if (results.length === 0) return;
     const rows = results.map(({ delivery, outcome }) => {
       const retryIn =
