@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { ApiKeysService } from '../../src/api-keys/api-keys.service.js';
 import { WebhookDeliveriesService } from '../../src/webhooks/delivery/webhook-deliveries.service.js';
 import { driveRequest, waitUntil, webhookHarness, type WebhookHarness } from '../support/webhook-harness.js';
@@ -52,6 +53,24 @@ describe('webhook delivery to hostile receivers', () => {
       expect(await firstAttempt()).toMatchObject({ statusCode: null, error: 'timeout after 6000 ms' });
     } finally {
       await other.stop();
+    }
+  });
+
+  it('records an attempt that outlived its round before the app shuts down (no lease left to expire)', async () => {
+    const harness = await webhookHarness();
+    const db = new pg.Client({ connectionString: harness.app.database.url });
+    try {
+      harness.receiver.onRequest = () => new Promise((resolve) => setTimeout(resolve, 1_500));
+      await driveRequest(harness, 2);
+      await harness.receiver.waitFor(1);
+      await harness.app.app.close();
+      await db.connect();
+      const { rows } = await db.query('SELECT state, attempts, leased_until FROM webhook_deliveries');
+      expect(rows).toEqual([{ state: 'delivered', attempts: 1, leased_until: null }]);
+    } finally {
+      await db.end();
+      await harness.receiver.stop();
+      await harness.app.database.drop();
     }
   });
 });
