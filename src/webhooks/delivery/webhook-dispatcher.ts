@@ -100,7 +100,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
    * are recorded by a later round (woken when they end). Returns how many deliveries it claimed.
    */
   async dispatchOnce(batchSize = this.config.webhooks.batchSize): Promise<number> {
-    const late = this.late.splice(0);
     const room = batchSize - this.inFlight;
     const claimed = room > 0 ? await this.claim(room) : [];
     const finished: Result[] = [];
@@ -130,7 +129,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       this.unfinished.add(all);
       void all.finally(() => this.unfinished.delete(all));
     }
-    await this.record([...late, ...finished]);
+    await this.record([...this.late.splice(0), ...finished]);
     return claimed.length;
   }
 
