@@ -1,10 +1,25 @@
-import type { Hex } from 'viem';
+import type { Address, Hex } from 'viem';
+import { ApiKeysService } from '../../../src/api-keys/api-keys.service.js';
 import { DATABASE, type Database } from '../../../src/database/database.js';
-import { startTestApp, type TestApp } from '../../support/app.js';
-import { ChainClients, settlementEnv, waitFor } from '../../support/chain-clients.js';
+import { startTestApp, type TestApp, waitForProjections } from '../../support/app.js';
+import {
+  ChainClients,
+  postJson,
+  requestStatus,
+  settlementEnv,
+  waitFor,
+} from '../../support/chain-clients.js';
 import { type Devnet, startDevnets } from '../../support/devnet.js';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
-import { depositNativeFor } from './settlement-support.js';
+import {
+  depositErc20For,
+  depositNativeFor,
+  ETH,
+  eventTypesOf,
+  freshRecipient,
+  journalOf,
+  type Quote,
+} from './settlement-support.js';
 
 /**
  * Money going back to users, played by an attacker on two real local chains: returns that would cost the solver
@@ -16,6 +31,7 @@ describe('refunds and returns under attack', () => {
   let clients: ChainClients;
   let database: TestDatabase;
   const apps: TestApp[] = [];
+  let seed = 0xd0;
 
   beforeAll(async () => {
     [a, b] = await startDevnets();
@@ -72,4 +88,82 @@ describe('refunds and returns under attack', () => {
       solverNonce,
     );
   });
+
+  it.each<[string, (a: Devnet) => Address, string]>([
+    ['1 wei of the quoted native currency', () => ETH, '20000000000000000'],
+    ['1 unit of the quoted token (USDC)', (a) => a.deployment.usdc, '12000000'],
+  ])(
+    'a real quote paid with dust (%s) fails DEPOSIT_AMOUNT_TOO_LOW and is not refunded: the solver spends no gas on it',
+    async (_, currencyOf, quoted) => {
+      const app = await startTestApp(settlementEnv(a, b), [], undefined, database);
+      apps.push(app);
+      const db = app.app.get<Database>(DATABASE);
+      const apiKey = (await app.app.get(ApiKeysService).create({ label: 'refund-dust' })).key;
+      const currency = currencyOf(a);
+      const { code, body } = await postJson(app, '/quote/v2', {
+        user: a.accounts.user.address,
+        recipient: freshRecipient(seed++),
+        originChainId: a.chainId,
+        destinationChainId: b.chainId,
+        originCurrency: currency,
+        destinationCurrency: currency === ETH ? ETH : b.deployment.usdc,
+        amount: quoted,
+        tradeType: 'EXACT_INPUT',
+      });
+      expect(code).toBe(200);
+      const id = (body as Quote).protocol.v2.orderId;
+      const solver = a.accounts.solver.address;
+      const solverNonce = await clients.reader(a.chainId).getTransactionCount({ address: solver });
+      const solverBalance = await clients.balanceOf(a.chainId, ETH, solver);
+      const depositor = a.accounts.user.address;
+      const before = await clients.balanceOf(a.chainId, currency, depositor);
+
+      // Attack: pay the quote with one unit; the request fails short, and a refund would cost the solver a transfer.
+      const receipt =
+        currency === ETH
+          ? await depositNativeFor(clients, a, id, 1n)
+          : await depositErc20For(clients, a, id, currency, 1n);
+      expect(receipt.status).toBe('success');
+      await waitFor(
+        async () =>
+          (
+            await db.query(
+              `SELECT 1 FROM solver_jobs WHERE request_id = $1 AND kind = 'refund' AND state = 'done'`,
+              [id.toLowerCase()],
+            )
+          ).rowCount === 1,
+        'the refund job to be settled',
+        30_000,
+      );
+
+      expect(await journalOf(db, id)).toEqual([]);
+      expect(await clients.reader(a.chainId).getTransactionCount({ address: solver })).toBe(solverNonce);
+      expect(await clients.balanceOf(a.chainId, ETH, solver)).toBe(solverBalance);
+      expect(await requestStatus(app, id)).toMatchObject({
+        status: 'failure',
+        failReason: 'DEPOSIT_AMOUNT_TOO_LOW',
+        refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND',
+      });
+      // The unit stays in the depository: the depositor is one unit down (and its gas, for a native deposit).
+      const after = await clients.balanceOf(a.chainId, currency, depositor);
+      if (currency === ETH) expect(after).toBeLessThan(before - 1n);
+      else expect(after).toBe(before - 1n);
+      const types = await eventTypesOf(db, id);
+      expect(types.filter((type) => type.startsWith('Refund'))).toEqual(['RefundSkipped']);
+
+      await waitForProjections(app);
+      const response = await app.http.inject({
+        method: 'GET',
+        url: `/requests/v3?id=${id}`,
+        headers: { 'x-api-key': apiKey },
+      });
+      const [record] = (response.json() as { requests: { status: string; data: Record<string, unknown> }[] })
+        .requests;
+      expect(record.status).toBe('failure');
+      expect(record.data).toMatchObject({
+        failReason: 'DEPOSIT_AMOUNT_TOO_LOW',
+        refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND',
+      });
+    },
+  );
 });

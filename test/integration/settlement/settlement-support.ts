@@ -1,6 +1,7 @@
 import { type Address, encodeFunctionData, type Hex, type TransactionReceipt } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { depositoryAbi } from '../../../src/chains/abi/depository.js';
+import { erc20Abi } from '../../../src/chains/abi/erc20.js';
 import type { Database } from '../../../src/database/database.js';
 import type { ChainClients } from '../../support/chain-clients.js';
 import type { Devnet } from '../../support/devnet.js';
@@ -41,7 +42,6 @@ export function ethQuoteBody(
   };
 }
 
-/** Sends the quote's transaction steps from the user's key (each must succeed). */
 /**
  * The demo user's native deposit of `amount` for `id` into chain a's depository, sent as a wallet sends it, whatever
  * a quote asked (a short amount, an id no quote issued); its receipt.
@@ -65,6 +65,37 @@ export function depositNativeFor(
   );
 }
 
+/**
+ * The demo user's ERC-20 deposit of `amount` of `token` for `id` into chain a's depository (approve, then
+ * `depositErc20`), sent as a wallet sends it whatever a quote asked; the deposit's receipt.
+ */
+export async function depositErc20For(
+  clients: ChainClients,
+  a: Devnet,
+  id: Hex,
+  token: Address,
+  amount: bigint,
+): Promise<TransactionReceipt> {
+  const { user } = a.accounts;
+  await clients.send(
+    a.chainId,
+    user.privateKey,
+    token,
+    encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [a.deployment.depository, amount] }),
+  );
+  return clients.send(
+    a.chainId,
+    user.privateKey,
+    a.deployment.depository,
+    encodeFunctionData({
+      abi: depositoryAbi,
+      functionName: 'depositErc20',
+      args: [user.address, token, amount, id],
+    }),
+  );
+}
+
+/** Sends the quote's transaction steps from the user's key (each must succeed). */
 export async function deposit(clients: ChainClients, a: Devnet, quote: Quote): Promise<void> {
   for (const step of quote.steps) {
     if (step.kind !== 'transaction') continue;
