@@ -4,6 +4,10 @@ import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
 import { usdValue } from '../quotes/domain/pricing/valuation.js';
 import type { Currency } from '../requests/domain/records.js';
 import type { EvmClients } from './evm-clients.js';
+import { isNativeAddress } from './payments.js';
+
+/** Gas a payment back takes at most (a native transfer with the order id, or an ERC-20 `transfer`). */
+const PAYMENT_GAS = { native: 30_000n, token: 70_000n };
 
 /** A payment that cannot be weighed against its gas now (no USD price): not sent now, retried later. */
 export class DustUnknown extends Error {}
@@ -37,4 +41,25 @@ export async function isDust(
   const worth = usdValue(amount, { ...currency, usdPrice: tokenUsd }, 'floor');
   const cost = usdValue(gas, { ...origin.nativeCurrency, usdPrice: nativeUsd }, 'ceil');
   return worth.lt(cost);
+}
+
+/**
+ * Whether paying `amount` of `currency` (an address; the zero address: native) back from the solver, as a refund or
+ * a return of an unmatched deposit, is dust: worth less than the transfer's gas (isDust). Throws DustUnknown as
+ * isDust does.
+ */
+export function isPaymentDust(
+  deps: { readonly clients: EvmClients; readonly prices?: PriceSource },
+  chain: ChainInfo,
+  amount: bigint,
+  currency: string,
+): Promise<boolean> {
+  const native = isNativeAddress(currency);
+  return isDust(
+    deps,
+    chain,
+    amount,
+    native ? null : (currency as Address),
+    PAYMENT_GAS[native ? 'native' : 'token'],
+  );
 }

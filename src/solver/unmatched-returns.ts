@@ -2,10 +2,10 @@ import type { Hex } from 'viem';
 import type { ChainRegistry } from '../chains/chain-registry.js';
 import type { Database, SqlExecutor } from '../database/database.js';
 import { failpoint } from '../common/failpoints.js';
-import { isDust } from './dust.js';
+import { isPaymentDust } from './dust.js';
 import type { EvmClients } from './evm-clients.js';
 import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
-import { isNativeAddress, transferIntent } from './payments.js';
+import { transferIntent } from './payments.js';
 import { storedError } from './solver-job.js';
 import type { TransactionJournal } from './transaction-journal.js';
 
@@ -19,9 +19,6 @@ interface UnmatchedRow {
   amount: string;
   fence: string;
 }
-
-/** Gas a return takes at most (a native transfer with the order id, or an ERC-20 `transfer`), for the dust threshold. */
-const RETURN_GAS = { native: 30_000n, token: 70_000n };
 
 /**
  * Returns deposits no request could take (`unmatched_deposits`: an unknown id, a second deposit, a deposit on
@@ -86,19 +83,8 @@ export class UnmatchedReturns {
       );
       if (!sent) {
         // Worth less than its gas: not returned (it stays in the depository), else dust drains the solver.
-        const native = isNativeAddress(row.currency);
-        const token = native ? null : (row.currency as Hex);
-        if (
-          await isDust(
-            this.options,
-            chain,
-            BigInt(row.amount),
-            token,
-            RETURN_GAS[native ? 'native' : 'token'],
-          )
-        ) {
+        if (await isPaymentDust(this.options, chain, BigInt(row.amount), row.currency))
           return 'dust' as const;
-        }
         sent = await this.journal.record(
           chain,
           transferIntent(row.currency, row.depositor, BigInt(row.amount), row.request_id as Hex),
