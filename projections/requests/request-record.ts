@@ -8,6 +8,7 @@ import type {
   FillSubmittedData,
   FillSucceededData,
   RefundFailedData,
+  RefundSkippedData,
   RefundSubmittedData,
   RefundSucceededData,
   RequestExpiredData,
@@ -392,6 +393,11 @@ export function evolveRequestRecord(
         },
         e.failedAt,
       );
+    }
+    case 'RefundSkipped': {
+      // No refund transaction: the deposit stays in the depository, worth less than a refund's gas.
+      const e = event.data as RefundSkippedData;
+      return touch({ ...v3, data: { ...v3.data, refundFailReason: e.refundFailReason } }, e.skippedAt);
     }
     case 'RequestExpired': {
       const e = event.data as RequestExpiredData;

@@ -18,6 +18,8 @@ import {
   type OracleAttestedData,
   RefundFailed,
   type RefundFailedData,
+  RefundSkipped,
+  type RefundSkippedData,
   RefundSubmitted,
   type RefundSubmittedData,
   RefundSucceeded,
@@ -54,6 +56,7 @@ export type RequestCommand =
   | { readonly type: 'SubmitRefund'; readonly data: RefundSubmittedData }
   | { readonly type: 'RecordRefundSuccess'; readonly data: RefundSucceededData }
   | { readonly type: 'RecordRefundFailure'; readonly data: RefundFailedData }
+  | { readonly type: 'SkipRefund'; readonly data: RefundSkippedData }
   | { readonly type: 'ExpireRequest'; readonly data: { readonly at: string } }
   | { readonly type: 'SupersedeRequest'; readonly data: RequestSupersededData }
   | { readonly type: 'AuthorizeWithdrawal'; readonly data: WithdrawalAuthorizedData }
@@ -180,6 +183,7 @@ export function decide(state: RequestState, command: RequestCommand): Decided[] 
       return allow(state, new FillFailed(command.data));
     case 'SubmitRefund': {
       if (state.refundsSubmitted.includes(txKey(command.data.chainId, command.data.txHash))) return [];
+      refuseAfterSkip(state, 'SubmitRefund');
       return allow(
         state,
         new RefundSubmitted(command.data),
@@ -189,6 +193,7 @@ export function decide(state: RequestState, command: RequestCommand): Decided[] 
     case 'RecordRefundSuccess': {
       if (state.status === 'refund' && state.refund === txKey(command.data.chainId, command.data.txHash))
         return [];
+      refuseAfterSkip(state, 'RecordRefundSuccess');
       return allow(
         state,
         new RefundSucceeded(command.data),
@@ -196,10 +201,23 @@ export function decide(state: RequestState, command: RequestCommand): Decided[] 
       );
     }
     case 'RecordRefundFailure': {
+      // A skipped refund is decided: a late failure of an attempt from before the skip changes nothing.
+      if (state.status === 'failure' && state.refundSkipped) return [];
       // A refund that could not be sent is told once, however many of its retries fail the same way.
       const notSent = command.data.refundFailReason === 'REFUND_NOT_SENT';
       if (notSent && state.status === 'failure' && state.refundFailReason === 'REFUND_NOT_SENT') return [];
       return allow(state, new RefundFailed(command.data));
+    }
+    case 'SkipRefund': {
+      if (state.status === 'failure' && state.refundSkipped) return [];
+      // A refund already submitted may still land: it is followed to its end, never declared skipped under it.
+      if (state.refundsSubmitted.length > 0) {
+        throw new RequestDomainError(
+          'ILLEGAL_TRANSITION',
+          `Request ${state.requestId} already submitted a refund; it cannot be skipped`,
+        );
+      }
+      return allow(state, new RefundSkipped(command.data), `${state.requestId}:refund-skipped`);
     }
     case 'ExpireRequest': {
       if (state.status === 'waiting' && state.expired) return [];
@@ -297,6 +315,20 @@ function allow(state: QuotedState, event: RequestEvent, id?: string): Decided[] 
     );
   }
   return [{ event, ...(id ? { id } : {}) }];
+}
+
+/**
+ * Refuses a refund on a request that skipped its refund as dust (RefundSkipped): the skip and a sent refund exclude
+ * each other through this stream, as a fill and its deadline do, so a worker that journaled a refund before another
+ * recorded the skip abandons it unsent.
+ */
+function refuseAfterSkip(state: QuotedState, what: string): void {
+  if (state.status === 'failure' && state.refundSkipped) {
+    throw new RequestDomainError(
+      'ILLEGAL_TRANSITION',
+      `${what} is not allowed: request ${state.requestId} skipped its refund (AMOUNT_TOO_LOW_TO_REFUND)`,
+    );
+  }
 }
 
 function depositOf(state: QuotedState): TxKey | null {

@@ -217,6 +217,23 @@ export interface RefundFailed extends RefundFailedData {}
 export class RefundFailed extends DomainEvent<RefundFailedData> {}
 
 /**
+ * The refund is not sent, and never will be: what was deposited is worth less than the gas a refund would cost the
+ * solver (`AMOUNT_TOO_LOW_TO_REFUND`, the rule of unmatched returns, docs/settlement.md). The funds stay in the
+ * depository. Status stays `failure`; the request takes no refund after it. Id: `<requestId>:refund-skipped`.
+ */
+export interface RefundSkippedData {
+  readonly refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND';
+  /** The deposit that is not refunded: its chain, amount and currency. */
+  readonly chainId: number;
+  readonly amount: string;
+  readonly currency: string;
+  readonly skippedAt: string;
+}
+export interface RefundSkipped extends RefundSkippedData {}
+@StoredEvent('RefundSkipped')
+export class RefundSkipped extends DomainEvent<RefundSkippedData> {}
+
+/**
  * A deadline passed. A quote with no confirmed deposit just expires (status stays `waiting`, flagged expired, no
  * history entry); a request with funds in flight fails with the reason, and is refunded.
  */
@@ -340,6 +357,7 @@ export const REQUEST_EVENTS = [
   RefundSubmitted,
   RefundSucceeded,
   RefundFailed,
+  RefundSkipped,
   RequestExpired,
   RequestSuperseded,
   WithdrawalAuthorized,
@@ -360,6 +378,7 @@ export type RequestEventType =
   | 'RefundSubmitted'
   | 'RefundSucceeded'
   | 'RefundFailed'
+  | 'RefundSkipped'
   | 'RequestExpired'
   | 'RequestSuperseded'
   | 'WithdrawalAuthorized'

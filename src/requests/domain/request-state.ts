@@ -3,6 +3,7 @@ import type {
   DepositAddressTransferRefused,
   DepositConfirmed,
   DepositDetected,
+  RefundSkipped,
   RequestEvent,
   RequestQuoted,
 } from './request-events.js';
@@ -93,6 +94,8 @@ export interface Failed extends Quoted {
   readonly deposit: TxKey | null;
   readonly failReason: string;
   readonly refundFailReason: string | null;
+  /** The refund was skipped as dust (RefundSkipped): no refund may follow. */
+  readonly refundSkipped: boolean;
 }
 export interface Refunded extends Quoted {
   readonly status: 'refund';
@@ -184,6 +187,13 @@ export function evolve(state: RequestState, event: RequestEvent): RequestState {
       const failReason = state.status === 'failure' ? state.failReason : 'REFUND_REQUIRED';
       return failed(base, depositOf(state), failReason, e.refundFailReason);
     }
+    case 'RefundSkipped': {
+      const e = event as RefundSkipped;
+      return {
+        ...failed(base, depositOf(state), (state as Failed).failReason, e.refundFailReason),
+        refundSkipped: true,
+      };
+    }
     case 'RequestExpired': {
       const e = event as RequestEvent & { reason: string };
       if (to === 'waiting') return { ...base, expired: true, expiredReason: e.reason } as Waiting;
@@ -268,7 +278,14 @@ function failed(
   failReason: string,
   refundFailReason: string | null,
 ): Failed {
-  return { ...stripStepFields(base), status: 'failure', deposit, failReason, refundFailReason } as Failed;
+  return {
+    ...stripStepFields(base),
+    status: 'failure',
+    deposit,
+    failReason,
+    refundFailReason,
+    refundSkipped: false,
+  } as Failed;
 }
 
 /** The fields that belong to one status only; a state moving on never carries another status's leftovers. */
@@ -276,7 +293,7 @@ type StepFields = Partial<
   Pick<Waiting, 'firstDepositDetectedAt'> &
     Pick<Depositing, 'depositSubmittedAt' | 'depositSubmittedTx'> &
     Pick<Submitted, 'deposit' | 'fill'> &
-    Pick<Failed, 'failReason' | 'refundFailReason'> &
+    Pick<Failed, 'failReason' | 'refundFailReason' | 'refundSkipped'> &
     Pick<Refunded, 'refund'>
 >;
 
@@ -290,6 +307,7 @@ function stripStepFields(state: QuotedState): Quoted {
     fill: _fill,
     failReason: _failReason,
     refundFailReason: _refundFailReason,
+    refundSkipped: _refundSkipped,
     refund: _refund,
     ...quoted
   } = state as QuotedState & StepFields;
@@ -307,6 +325,7 @@ export function timeOf(event: RequestEvent): string {
     'completedAt',
     'failedAt',
     'refundedAt',
+    'skippedAt',
     'expiredAt',
     'supersededAt',
     'authorizedAt',

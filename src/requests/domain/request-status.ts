@@ -31,6 +31,8 @@ export const TRANSITIONS: Readonly<
   RefundSubmitted: { pending: 'pending', failure: 'failure' },
   RefundSucceeded: { pending: 'refund', failure: 'refund' },
   RefundFailed: { pending: 'failure', failure: 'failure' },
+  // Only a failed request is refunded, so only a failed one can skip its refund (dust); it stays failed.
+  RefundSkipped: { failure: 'failure' },
   // Not from `submitted`: a fill that was sent may still mine. The solver cancels it past the deadline (its nonce
   // reused), and only a fill proven dead fails the request (FillFailed) and opens its refund.
   RequestExpired: { waiting: 'waiting', depositing: 'failure', pending: 'failure' },

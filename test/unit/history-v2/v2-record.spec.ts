@@ -76,6 +76,20 @@ describe(toV2Record.name, () => {
     ]);
   });
 
+  it('writes AMOUNT_TOO_LOW_TO_REFUND for a refund skipped as dust, the request still failed', () => {
+    const skipped = toV2Record(fold(paths.refundSkipped), NOW);
+    expect([skipped.status, skipped.data.failReason, skipped.data.refundFailReason]).toEqual([
+      'failure',
+      'FILL_REVERTED',
+      'AMOUNT_TOO_LOW_TO_REFUND',
+    ]);
+    expect(fold(paths.refundSkipped).v3.data).toMatchObject({
+      failReason: 'FILL_REVERTED',
+      refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND',
+      refundCurrencyData: null,
+    });
+  });
+
   it('writes UNKNOWN for a refund with no recorded reason (the webhook rule)', () => {
     const { recordQuote, detect, confirm, refundSuccess } = paths;
     const refund: RequestCommand = { ...paths.submitRefund };

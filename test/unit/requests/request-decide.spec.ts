@@ -250,6 +250,81 @@ describe('Request decisions', () => {
     given(quoted, detect, confirm, failFill, reverted).when(reverted).then('RefundFailed');
   });
 
+  describe('a refund skipped as dust (AMOUNT_TOO_LOW_TO_REFUND)', () => {
+    const failFill: RequestCommand = {
+      type: 'RecordFillFailure',
+      data: {
+        failReason: 'DEPOSIT_AMOUNT_TOO_LOW',
+        failedTxHash: null,
+        failedTxBlockNumber: null,
+        failedCallData: null,
+        details: null,
+        failedAt: '2026-11-01T00:01:00.000Z',
+      },
+    };
+    const skip: RequestCommand = {
+      type: 'SkipRefund',
+      data: {
+        refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND',
+        chainId: quote.originChainId,
+        amount: '1',
+        currency: quote.currencyIn.currency.address,
+        skippedAt: '2026-11-01T00:02:00.000Z',
+      },
+    };
+    const refund = { chainId: quote.originChainId, txHash: `0x${'ab'.repeat(32)}`, amount: '1' };
+    const submitRefund: RequestCommand = {
+      type: 'SubmitRefund',
+      data: {
+        ...refund,
+        currency: quote.currencyIn.currency.address,
+        recipient: quote.user,
+        reason: null,
+        submittedAt: '2026-11-01T00:03:00.000Z',
+      },
+    };
+    const refundSuccess: RequestCommand = {
+      type: 'RecordRefundSuccess',
+      data: {
+        ...refund,
+        block: 9,
+        timestamp: 1_790_000_000,
+        fee: '1',
+        currency: quote.currencyIn.currency.address,
+        recipient: quote.user,
+        refundedAt: '2026-11-01T00:03:00.000Z',
+      },
+    };
+    const notSent: RequestCommand = {
+      type: 'RecordRefundFailure',
+      data: { refundFailReason: 'REFUND_NOT_SENT', failedTxHash: null, failedAt: '2026-11-01T00:04:00.000Z' },
+    };
+
+    it('keeps the request failed with its reason, and records the refund-leg reason once, under one id', () => {
+      const [decided] = given(quoted, detect, confirm, failFill).when(skip).then('RefundSkipped');
+      expect(decided.id).toBe(`${quote.requestId}:refund-skipped`);
+      expect(given(quoted, detect, confirm, failFill, skip).state).toMatchObject({
+        status: 'failure',
+        failReason: 'DEPOSIT_AMOUNT_TOO_LOW',
+        refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND',
+        refundSkipped: true,
+      });
+      given(quoted, detect, confirm, failFill, skip).when(skip).then();
+    });
+
+    it('takes no refund after it: a refund journaled before the skip is refused (and abandoned unsent)', () => {
+      given(quoted, detect, confirm, failFill, skip).when(submitRefund).thenThrows('ILLEGAL_TRANSITION');
+      given(quoted, detect, confirm, failFill, skip).when(refundSuccess).thenThrows('ILLEGAL_TRANSITION');
+      // A late "not sent" of an attempt from before the skip does not overwrite the reason.
+      given(quoted, detect, confirm, failFill, skip).when(notSent).then();
+    });
+
+    it('is refused once a refund was submitted (it may still land), and before the request failed', () => {
+      given(quoted, detect, confirm, failFill, submitRefund).when(skip).thenThrows('ILLEGAL_TRANSITION');
+      given(quoted, detect, confirm).when(skip).thenThrows('ILLEGAL_TRANSITION');
+    });
+  });
+
   it('refuses to evolve an event the table does not allow (a corrupted stream)', () => {
     const [event] = decide(given(quoted, detect, confirm, submitFill).state, fillSuccess);
     expect(() => evolve(given(quoted).state, event.event)).toThrow(

@@ -56,6 +56,14 @@ const refundSuccess = (n: number): RequestCommand => ({
   data: { ...refundTx, txHash: fresh(n), refundedAt: '2026-11-01T00:02:00.000Z' },
 });
 
+const refundSkip = {
+  refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND',
+  chainId: quote.originChainId,
+  amount: '1',
+  currency: quote.currencyIn.currency.address,
+  skippedAt: '2026-11-01T00:02:00.000Z',
+} as const;
+
 /** Command histories that bring a request to each status. */
 const HISTORIES: Record<RequestStatus | 'none', RequestCommand[]> = {
   none: [],
@@ -149,6 +157,8 @@ function commandFor(type: RequestEventType, from: RequestStatus | 'none'): Reque
           failedAt: '2026-11-01T00:03:00.000Z',
         },
       };
+    case 'RefundSkipped':
+      return { type: 'SkipRefund', data: refundSkip };
     case 'RequestExpired':
       return { type: 'ExpireRequest', data: { at: FAR_FUTURE } };
     case 'RequestSuperseded':
@@ -214,6 +224,7 @@ const EXPECTED: Record<RequestEventType, Partial<Record<RequestStatus | 'none', 
   RefundSubmitted: { pending: 'pending', failure: 'failure' },
   RefundSucceeded: { pending: 'refund', failure: 'refund' },
   RefundFailed: { pending: 'failure', failure: 'failure' },
+  RefundSkipped: { failure: 'failure' },
   RequestExpired: { waiting: 'waiting', depositing: 'failure', pending: 'failure' },
   RequestSuperseded: { waiting: 'waiting' },
   WithdrawalAuthorized: { waiting: 'waiting' },

@@ -55,6 +55,16 @@ export function scenario(quote: RequestQuotedData, n: number) {
       failedAt: later(quote.quotedAt, 26),
     },
   };
+  const skipRefund: RequestCommand = {
+    type: 'SkipRefund',
+    data: {
+      refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND',
+      chainId: quote.originChainId,
+      amount: quote.currencyIn.amount,
+      currency: quote.currencyIn.currency.address,
+      skippedAt: later(quote.quotedAt, 21),
+    },
+  };
   const submitDeposit: RequestCommand = {
     type: 'SubmitDeposit',
     data: {
@@ -78,11 +88,13 @@ export function scenario(quote: RequestQuotedData, n: number) {
     submitRefund,
     refundSuccess,
     refundFailure,
+    skipRefund,
     submitDeposit,
     expire,
     success: [recordQuote, detect, confirm, submitFill, fillSuccess],
     refunded: [recordQuote, detect, confirm, submitFill, failFill, submitRefund, refundSuccess],
     refundFailed: [recordQuote, detect, confirm, submitFill, failFill, submitRefund, refundFailure],
+    refundSkipped: [recordQuote, detect, confirm, submitFill, failFill, skipRefund],
     expired: [recordQuote, expire],
     depositing: [recordQuote, submitDeposit],
   };

@@ -80,6 +80,16 @@ describe(toStatusBody.name, () => {
     });
   });
 
+  it('reports a refund skipped as dust: still failure, both reasons, no refund transaction, updated when skipped', () => {
+    expect(statusAfter(paths.refundSkipped)).toMatchObject({
+      status: 'failure',
+      failReason: 'FILL_REVERTED',
+      refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND',
+      txHashes: [paths.fillHash],
+      updatedAt: Date.parse((paths.skipRefund.data as { skippedAt: string }).skippedAt),
+    });
+  });
+
   it('keeps an expired quote waiting and says why in details', () => {
     const body = statusAfter(paths.expired);
     expect(body.status).toBe('waiting');

@@ -10,6 +10,7 @@ import {
   serializePayload,
   type StatusUpdatedPayload,
 } from '../../../src/webhooks/index.js';
+import { statusChanges } from '../../../src/webhooks/outbox/status-changes.js';
 import { recordAfter, recordedEvents } from '../../support/request-events.js';
 import { later, scenario } from '../status/request-scenarios.js';
 
@@ -163,6 +164,19 @@ describe('buildStatusPayload', () => {
       status: 'failure',
       failReason: 'FILL_REVERTED',
       refundFailReason: 'REFUND_REVERTED',
+    });
+  });
+
+  it('announces no change for a refund skipped as dust (the status stays failure); a payload after it carries the reason', () => {
+    const stream = events(paths.refundSkipped);
+    const announced = statusChanges(stream, () => true);
+    expect(announced.map((change) => change.event.type)).not.toContain('RefundSkipped');
+    expect(announced.at(-1)!.event.type).toBe('FillFailed');
+    expect(payloadAfter(paths.refundSkipped).data).toMatchObject({
+      status: 'failure',
+      failReason: 'FILL_REVERTED',
+      refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND',
+      txHashes: [paths.fillHash],
     });
   });
 
