@@ -1,5 +1,8 @@
 import type { Hex } from 'viem';
+import type { ChainInfo } from '../chains/chain.js';
 import { failpoint } from '../common/failpoints.js';
+import type { DepositConfirmedData } from '../requests/domain/request-events.js';
+import { DustUnknown, isPaymentDust } from './dust.js';
 import { isRevert, type JobOutcome, type SolverJobDeps, storedError } from './solver-job.js';
 import { refundRecipient, transferIntent } from './payments.js';
 import { readRequestFacts } from './request-facts.js';
@@ -17,20 +20,43 @@ export class RefundNotSent extends Error {}
  * or the submitted fill is proven dead (reverted, or its nonce used by a cancellation): so a deposit is never both
  * filled and refunded. Each attempt is journaled before it is sent; a refund that reverted is dead and may be tried
  * again, one that is open is waited for, never duplicated.
+ *
+ * A deposit worth less than the gas its refund would cost (the dust rule of unmatched returns) is not refunded: the
+ * request records RefundSkipped (`AMOUNT_TOO_LOW_TO_REFUND`) and the funds stay in the depository. Else anyone could
+ * make the solver pay a transfer's gas per 1-wei deposit into a quote. The skip is decided before anything is
+ * journaled, and the request refuses any refund after it, so a skipped refund is never sent.
  */
 export class RefundJob {
   constructor(private readonly deps: RefundDeps) {}
 
   async run(job: ClaimedJob): Promise<JobOutcome> {
-    const { quote, deposit, status } = await readRequestFacts(this.deps.store, job.requestId);
+    const { quote, deposit, status, events } = await readRequestFacts(this.deps.store, job.requestId);
     if (!deposit || status === 'refund' || status === 'success') return 'done';
     if (status !== 'failure') return 'later';
+    if (events.some((event) => event.type === 'RefundSkipped')) return 'done';
+    // Only a first attempt is weighed: a refund once submitted (then reverted or dropped) was worth its gas.
+    const submittedBefore = events.some((event) => event.type === 'RefundSubmitted');
     const origin = this.deps.chains.chain(deposit.chainId);
     const recipient = refundRecipient(quote);
     const sent = await this.deps.journal.inOrder(origin, async () => {
       const entries = await this.deps.journal.entriesOf(jobKey(job));
       let refund = entries.find((entry) => ['signed', 'broadcast', 'mined'].includes(entry.state));
       if (!refund) {
+        if (!submittedBefore && (await this.dust(origin, deposit))) {
+          failpoint('refund:after-dust');
+          const skipped = await this.deps.requests.record(quote.requestId, {
+            type: 'SkipRefund',
+            data: {
+              refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND',
+              chainId: origin.id,
+              amount: deposit.amount,
+              currency: deposit.currency,
+              skippedAt: this.now(),
+            },
+          });
+          // Refused: the request moved on meanwhile (another attempt submitted a refund); read it again.
+          return skipped ? 'done' : 'later';
+        }
         const intent = transferIntent(
           deposit.currency,
           recipient,
@@ -74,6 +100,20 @@ export class RefundJob {
     if (typeof sent === 'string') return sent;
     const refund = sent;
     return this.await(job, refund, origin.id, deposit.amount, deposit.currency, recipient);
+  }
+
+  /**
+   * Whether refunding the deposit would cost the solver more gas than it gives back. One that cannot be weighed now
+   * (a token with no USD price, the gas price unreadable) is not refunded now (RefundNotSent: retried), rather than
+   * refunded at any cost.
+   */
+  private async dust(origin: ChainInfo, deposit: DepositConfirmedData): Promise<boolean> {
+    try {
+      return await isPaymentDust(this.deps, origin, BigInt(deposit.amount), deposit.currency);
+    } catch (error) {
+      if (error instanceof DustUnknown) throw new RefundNotSent(`refund of ${error.message}`);
+      throw new RefundNotSent(`not weighed against its gas: ${storedError(error)}`);
+    }
   }
 
   private async await(

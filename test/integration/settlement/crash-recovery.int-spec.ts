@@ -167,4 +167,37 @@ describe('a solver killed between the steps of a fill', () => {
       }
     },
   );
+
+  it('killed after deciding a refund is dust (1 wei) and before recording it, restarted: skipped, never sent', async () => {
+    const first = await ferry('refund:after-dust');
+    const { quote } = await quoteFrom(first.url);
+    const id = quote.protocol.v2.orderId;
+    const solver = a.accounts.solver.address;
+    const nonce = await clients.reader(a.chainId).getTransactionCount({ address: solver });
+    const receipt = await depositNativeFor(clients, a, id as Hex, 1n);
+    expect(receipt.status).toBe('success');
+    expect(await first.process.exited).toBe('SIGKILL');
+
+    const second = await ferry('');
+    try {
+      const status = async () =>
+        (await (await fetch(`${second.url}/intents/status/v3?requestId=${id}`)).json()) as {
+          status: string;
+          refundFailReason: string | null;
+        };
+      await waitFor(
+        async () => (await status()).refundFailReason === 'AMOUNT_TOO_LOW_TO_REFUND',
+        'the refund skipped after the restart',
+      );
+      expect(await status()).toMatchObject({ status: 'failure', failReason: 'DEPOSIT_AMOUNT_TOO_LOW' });
+      const { rows } = await sql.query('SELECT 1 FROM solver_transactions WHERE request_id = $1', [
+        id.toLowerCase(),
+      ]);
+      expect(rows).toEqual([]);
+      expect(await clients.reader(a.chainId).getTransactionCount({ address: solver })).toBe(nonce);
+    } finally {
+      second.process.child.kill('SIGTERM');
+      await second.process.exited;
+    }
+  });
 });

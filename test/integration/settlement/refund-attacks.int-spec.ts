@@ -139,6 +139,7 @@ describe('refunds and returns under attack', () => {
       expect(await journalOf(db, id)).toEqual([]);
       expect(await clients.reader(a.chainId).getTransactionCount({ address: solver })).toBe(solverNonce);
       expect(await clients.balanceOf(a.chainId, ETH, solver)).toBe(solverBalance);
+      await waitForProjections(app);
       expect(await requestStatus(app, id)).toMatchObject({
         status: 'failure',
         failReason: 'DEPOSIT_AMOUNT_TOO_LOW',
@@ -151,7 +152,6 @@ describe('refunds and returns under attack', () => {
       const types = await eventTypesOf(db, id);
       expect(types.filter((type) => type.startsWith('Refund'))).toEqual(['RefundSkipped']);
 
-      await waitForProjections(app);
       const response = await app.http.inject({
         method: 'GET',
         url: `/requests/v3?id=${id}`,
