@@ -115,6 +115,18 @@ describe('GET /intents/status/v3 and GET /intents/status', () => {
     });
   });
 
+  it('reports a refund skipped as dust: still failure, refundFailReason AMOUNT_TOO_LOW_TO_REFUND, no refund hash', async () => {
+    const quote = sampleQuote(310);
+    const paths = scenario(quote, 310);
+    await run(quote.requestId, paths.refundSkipped);
+    expect(await settledStatus(quote.requestId)).toMatchObject({
+      status: 'failure',
+      failReason: 'FILL_REVERTED',
+      refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND',
+      txHashes: [paths.fillHash],
+    });
+  });
+
   it('keeps an expired quote waiting and says so in details', async () => {
     const quote = sampleQuote(305);
     await run(quote.requestId, scenario(quote, 305).expired);
