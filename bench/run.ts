@@ -682,7 +682,8 @@ async function settlement(
           .sort(([, x], [, y]) => y - x)
           .map(([kind, count]) => `${kind} ${(count / throughput.requests).toFixed(1)}`)
           .join(', ') +
-        ` (in all ${(Object.values(throughput.queries).reduce((sum, n) => sum + n, 0) / throughput.requests).toFixed(1)}).`,
+        ` (in all ${(Object.values(throughput.queries).reduce((sum, n) => sum + n, 0) / throughput.requests).toFixed(1)}); ` +
+        `JSON-RPC calls to the chains per request ${(throughput.rpcCalls / throughput.requests).toFixed(1)}.`,
       `Transaction journal (${journal.transactions} zero-value transfers each way, one chain, automine): viem ` +
         `sendTransaction median ${formatMs(journal.plainMedianMs)}; journaled (gas and fees read, nonce reserved ` +
         `and the signed transaction stored in PostgreSQL, then sent) median ${formatMs(journal.journaledMedianMs)}, ` +

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Database } from '../src/database/database.js';
 import type { LocalChain } from '../scripts/devnet/local-chain.js';
 import type { SettlementFigures } from './settlement.bench.js';
+import { rpcRequests } from '../src/metrics/process-metrics.js';
 import { percentile, processCpuMs, write } from './support.js';
 
 /**
@@ -45,6 +46,16 @@ export function countQueries(): () => Record<string, number> {
     prototype.query = original;
     return counts;
   };
+}
+
+/**
+ * Counts the JSON-RPC calls the app in this process makes to the chains (`ferry_rpc_requests_total`, every chain)
+ * until the returned function is called. The bench's wallet sends through its own transport, uncounted.
+ */
+export async function countRpcCalls(): Promise<() => Promise<number>> {
+  const total = async () => (await rpcRequests.get()).values.reduce((sum, sample) => sum + sample.value, 0);
+  const before = await total();
+  return async () => (await total()) - before;
 }
 
 const STAGES = [

@@ -18,6 +18,7 @@ import type { LocalChain } from '../scripts/devnet/local-chain.js';
 import { benchConfig, startBenchApp } from './bench-app.js';
 import {
   countQueries,
+  countRpcCalls,
   stagesOf,
   startChainsCpu,
   startPostgresCpu,
@@ -107,6 +108,8 @@ export interface SettlementFigures {
     }[];
     /** Queries this process sent PostgreSQL during (b) (the app's, and the bench's few), by what they are for. */
     readonly queries: Readonly<Record<string, number>>;
+    /** JSON-RPC calls the app made to the chains while the requests settled. */
+    readonly rpcCalls: number;
     /** CPU time during (b), ms: this process (app and wallet), the app's PostgreSQL backends, the two chains. */
     readonly cpu: {
       readonly nodeMs: number;
@@ -233,6 +236,7 @@ async function measureThroughput(
   const chainsCpu = startChainsCpu(chains);
   const profile = await startProfile();
   const queries = countQueries();
+  const rpcCalls = await countRpcCalls();
   const started = now();
   const startedEpoch = Date.now();
   // Polling from the start, as wallets do, so that early successes are seen while later deposits are still sent.
@@ -246,6 +250,7 @@ async function measureThroughput(
   const used = { nodeMs: (nodeUsage.user + nodeUsage.system) / 1000, postgresMs: await postgresCpu() };
   const chainsMs = chainsCpu();
   const queryCounts = queries();
+  const rpcCallCount = await rpcCalls();
   await profile();
   // Under automine a transaction is mined before the node answers its send: the send's answer is the mined time.
   const latencies = succeeded.map((at, index) => at - sent[index].at);
@@ -259,6 +264,7 @@ async function measureThroughput(
   return {
     stages,
     queries: queryCounts,
+    rpcCalls: rpcCallCount,
     requests,
     senders: SENDERS,
     seconds: (last - started) / 1000,
