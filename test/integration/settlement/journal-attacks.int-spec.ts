@@ -1,6 +1,5 @@
-import type { Hash, PublicClient } from 'viem';
+import type { Hash } from 'viem';
 import { toHex } from 'viem';
-import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import type { ChainInfo } from '../../../src/chains/chain.js';
 import { loadAppConfig } from '../../../src/config/app-config.js';
 import type { Database } from '../../../src/database/database.js';
@@ -9,49 +8,9 @@ import { PaymentGasTooHigh, TransactionJournal } from '../../../src/solver/trans
 import { type Devnet, startDevnet } from '../../support/devnet.js';
 import { RpcProxy } from '../../support/rpc-proxy.js';
 import { type MigratedDatabase, migratedDatabase } from '../../support/postgres.js';
+import { FlakyClients, keysFrom, rpc } from './journal-support.js';
 
-/** Hardhat's genesis mnemonic: its accounts 0..19 are funded; each test takes its own key (its own nonces). */
-const MNEMONIC = 'test test test test test test test test test test test junk';
-let nextKey = 10;
-const freshKey = () =>
-  privateKeyToAccount(toHex(mnemonicToAccount(MNEMONIC, { addressIndex: nextKey++ }).getHdKey().privateKey!));
-
-async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await response.json()) as { result?: unknown; error?: { message: string } };
-  if (body.error) throw new Error(body.error.message);
-  return body.result;
-}
-
-/** Clients whose named reads fail (an RPC blip) while the test says so; everything else goes to the chain. */
-class FlakyClients extends EvmClients {
-  readonly failing = new Set<string>();
-  private readonly proxies = new Map<number, PublicClient>();
-
-  override of(chain: ChainInfo): PublicClient {
-    let proxy = this.proxies.get(chain.id);
-    if (!proxy) {
-      const client = super.of(chain);
-      proxy = new Proxy(client, {
-        get: (target, property, receiver) => {
-          const value = Reflect.get(target, property, receiver) as unknown;
-          if (typeof property === 'string' && this.failing.has(property)) {
-            return () => Promise.reject(new Error(`${property}: fetch failed (test)`));
-          }
-          return typeof value === 'function'
-            ? (value as (...args: unknown[]) => unknown).bind(target)
-            : value;
-        },
-      });
-      this.proxies.set(chain.id, proxy);
-    }
-    return proxy;
-  }
-}
+const freshKey = keysFrom(10);
 
 /** Attacks on the transaction journal itself, on a real local chain and real PostgreSQL. */
 describe('transaction journal under attack', () => {

@@ -1,0 +1,57 @@
+import type { PrivateKeyAccount, PublicClient } from 'viem';
+import { toHex } from 'viem';
+import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
+import type { ChainInfo } from '../../../src/chains/chain.js';
+import { EvmClients } from '../../../src/solver/evm-clients.js';
+
+/** Hardhat's genesis mnemonic: its accounts 0..19 are funded. */
+const MNEMONIC = 'test test test test test test test test test test test junk';
+
+/**
+ * Keys of Hardhat's accounts from `first` on, one per call: each journal test takes its own key (its own nonces).
+ *
+ * @example const freshKey = keysFrom(10); const account = freshKey();
+ */
+export function keysFrom(first: number): () => PrivateKeyAccount {
+  let next = first;
+  return () =>
+    privateKeyToAccount(toHex(mnemonicToAccount(MNEMONIC, { addressIndex: next++ }).getHdKey().privateKey!));
+}
+
+/** One JSON-RPC call to a devnet (Hardhat's own methods included); throws the node's error message. */
+export async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const body = (await response.json()) as { result?: unknown; error?: { message: string } };
+  if (body.error) throw new Error(body.error.message);
+  return body.result;
+}
+
+/** Clients whose named reads fail (an RPC blip) while the test says so; everything else goes to the chain. */
+export class FlakyClients extends EvmClients {
+  readonly failing = new Set<string>();
+  private readonly proxies = new Map<number, PublicClient>();
+
+  override of(chain: ChainInfo): PublicClient {
+    let proxy = this.proxies.get(chain.id);
+    if (!proxy) {
+      const client = super.of(chain);
+      proxy = new Proxy(client, {
+        get: (target, property, receiver) => {
+          const value = Reflect.get(target, property, receiver) as unknown;
+          if (typeof property === 'string' && this.failing.has(property)) {
+            return () => Promise.reject(new Error(`${property}: fetch failed (test)`));
+          }
+          return typeof value === 'function'
+            ? (value as (...args: unknown[]) => unknown).bind(target)
+            : value;
+        },
+      });
+      this.proxies.set(chain.id, proxy);
+    }
+    return proxy;
+  }
+}
