@@ -19,6 +19,10 @@ export interface JournalRow {
   state: TxState;
 }
 
+/**
+ * The columns `toEntry` reads. They are cast to text under their own names, so an `ORDER BY id` (or `nonce`) next to
+ * them would sort text ('10' before '9'): order by the table's column (`solver_transactions.id`) instead.
+ */
 export const COLUMNS = `id::text, chain_id::text, account, nonce::text, purpose, job_key, request_id, to_address,
   value::text, data, tx_hash, raw_tx, state`;
 

@@ -438,7 +438,7 @@ export class TransactionJournal {
   /** The entries a job journaled, oldest first. */
   async entriesOf(jobKey: string): Promise<JournalEntry[]> {
     const { rows } = await this.db.query<JournalRow>(
-      `SELECT ${COLUMNS} FROM solver_transactions WHERE job_key = $1 ORDER BY id`,
+      `SELECT ${COLUMNS} FROM solver_transactions WHERE job_key = $1 ORDER BY solver_transactions.id`,
       [jobKey],
     );
     return rows.map(toEntry);
@@ -457,7 +457,7 @@ export class TransactionJournal {
          SELECT *, row_number() OVER (PARTITION BY chain_id ORDER BY nonce) AS rank FROM solver_transactions
           WHERE account = $1 AND state = 'broadcast' AND updated_at < now() - interval '2 seconds'
             AND chain_id = ANY($2::bigint[])) open
-        WHERE rank <= 100 ORDER BY chain_id, nonce`,
+        WHERE rank <= 100 ORDER BY open.chain_id, open.nonce`,
       [this.account.address, chains.map((chain) => chain.id)],
     );
     let failure: unknown = null;
@@ -561,7 +561,8 @@ export class TransactionJournal {
 
   private async withNonce(entry: JournalEntry): Promise<JournalEntry[]> {
     const { rows } = await this.db.query<JournalRow>(
-      `SELECT ${COLUMNS} FROM solver_transactions WHERE chain_id = $1 AND account = $2 AND nonce = $3 ORDER BY id`,
+      `SELECT ${COLUMNS} FROM solver_transactions WHERE chain_id = $1 AND account = $2 AND nonce = $3
+        ORDER BY solver_transactions.id`,
       [entry.chainId, entry.account, entry.nonce.toString()],
     );
     return rows.map(toEntry);
