@@ -4,7 +4,7 @@ import type { Clock } from '../common/clock.js';
 import type { AggregateRepository } from '../event-store/aggregate-repository.js';
 import { transferIntent } from '../solver/payments.js';
 import { message } from '../solver/solver-job.js';
-import type { JournalEntry, TransactionJournal } from '../solver/transaction-journal.js';
+import { isSamePayment, type JournalEntry, type TransactionJournal } from '../solver/transaction-journal.js';
 import { type AppFeeAccountCommand, AppFeeDomainError } from './domain/app-fee-account-decide.js';
 import { AppFeeAccountAggregate } from './domain/app-fee-account.aggregate.js';
 import type { ClaimState } from './domain/app-fee-account-state.js';
@@ -17,10 +17,13 @@ interface NotSent {
   readonly txHash: string | null;
 }
 
-/** The claim's journaled payout ended without paying (reverted, dropped, voided): it fails the claim. */
+/**
+ * The claim's journaled payout ended without paying (reverted, dropped, voided): it fails the claim. Named by the
+ * first entry, the payout the claim recorded as submitted (the others are its fee-bumped replacements).
+ */
 const dead = (entries: readonly JournalEntry[]): NotSent => {
-  const last = entries[entries.length - 1];
-  return { reason: `payout ${last.txHash} did not mine`, txHash: last.txHash };
+  const first = entries[0];
+  return { reason: `payout ${first.txHash} did not mine`, txHash: first.txHash };
 };
 
 export const claimJobKey = (claimId: string): string => `claim:${claimId.toLowerCase()}`;
@@ -124,18 +127,18 @@ export class ClaimPayouts {
     if (settlement.kind === 'pending') return { status: 'submitted', txHash: sent.txHash };
     if (
       settlement.kind === 'dropped' ||
-      settlement.entry.id !== sent.id ||
+      !isSamePayment(settlement.entry, sent) ||
       settlement.receipt.status !== 'success'
     ) {
       const what =
-        settlement.kind === 'mined' && settlement.entry.id === sent.id ? 'reverted' : 'was dropped';
+        settlement.kind === 'mined' && isSamePayment(settlement.entry, sent) ? 'reverted' : 'was dropped';
       return this.fail(address, claim, `payout ${sent.txHash} ${what}`, sent.txHash);
     }
     await this.record(address, {
       type: 'RecordClaimPaid',
-      data: { claimId: claim.claimId, txHash: sent.txHash, at: this.now() },
+      data: { claimId: claim.claimId, txHash: settlement.entry.txHash, at: this.now() },
     });
-    return { status: 'paid', txHash: sent.txHash };
+    return { status: 'paid', txHash: settlement.entry.txHash };
   }
 
   /** The claim payouts journaled for `key`, oldest first (at most one: the journal refuses a second). */

@@ -52,6 +52,8 @@ export interface ChainsFileChain {
     readonly depositUnits: Num;
     readonly erc20DepositUnits: Num;
     readonly fillUnits: Num;
+    /** The most a fee-bumped replacement may bid per gas (EVM); absent: 100 × `defaultPriceWei`. */
+    readonly maxFeePerGasWei?: Num;
   };
   readonly nativeCurrency: ChainsFileCurrency;
   /** The chain's other currencies (the native one is `nativeCurrency`). */
@@ -256,7 +258,13 @@ const CURRENCY_FIELDS = [
   'wrappedNative',
   'eip712',
 ] as const;
-const GAS_FIELDS = ['defaultPriceWei', 'depositUnits', 'erc20DepositUnits', 'fillUnits'] as const;
+const GAS_FIELDS = [
+  'defaultPriceWei',
+  'depositUnits',
+  'erc20DepositUnits',
+  'fillUnits',
+  'maxFeePerGasWei',
+] as const;
 const CHAIN_NAME = /^[a-z0-9][a-z0-9-]*$/;
 const VARIABLE_NAME = /^[A-Z_][A-Z0-9_]*$/;
 const PLACEHOLDER_VARIABLE = /\$\{([A-Z_][A-Z0-9_]*)/;
@@ -362,6 +370,7 @@ function parseChain(fields: Fields, context: Context): ParsedChain {
       depositUnits: gas.uint('depositUnits'),
       erc20DepositUnits: gas.uint('erc20DepositUnits'),
       fillUnits: gas.uint('fillUnits'),
+      ...(gas.has('maxFeePerGasWei') ? { maxFeePerGasWei: gas.uint('maxFeePerGasWei') } : {}),
     },
     nativeCurrency,
     currencies,

@@ -57,6 +57,12 @@ export interface ChainInfo {
     readonly depositUnits: string;
     readonly erc20DepositUnits: string;
     readonly fillUnits: string;
+    /**
+     * The most a fee-bumped replacement of a stuck transaction may bid per gas, in wei (EVM); absent: 100 ×
+     * `defaultPriceWei`. With the gas limits of the journal (a payment: `PAYMENT_GAS_CAP`), it bounds what a base-fee
+     * spike can make one transaction cost; above it the transaction waits (docs/settlement.md).
+     */
+    readonly maxFeePerGasWei?: string;
   };
   readonly nativeCurrency: ChainCurrency;
   readonly currencies: readonly ChainCurrency[];

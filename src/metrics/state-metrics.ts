@@ -148,6 +148,19 @@ export function registerStateMetrics(registry: Registry, sources: StateSources):
       }
     },
   );
+  gauge(
+    'ferry_journal_fee_capped',
+    "Released transactions that cannot mine at the chain's base fee and wait: the fees a replacement would need pass the chain's cap (gas.maxFeePerGasWei), by chain",
+    ['chain'],
+    async (set) => {
+      const { rows } = await db.query<{ chain_id: string; n: string }>(
+        `SELECT chain_id::text, count(*)::text AS n FROM solver_transactions
+          WHERE state IN ('signed', 'broadcast') AND fee_capped IS NOT NULL GROUP BY chain_id`,
+      );
+      for (const chain of journalChains) set({ chain }, 0);
+      for (const row of rows) set({ chain: row.chain_id }, Number(row.n));
+    },
+  );
   const cursors = async () =>
     (
       await db.query<{ chain_id: string; seen_block: string; final_block: string }>(

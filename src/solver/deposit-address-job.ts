@@ -13,7 +13,7 @@ import { DustUnknown, isDust } from './dust.js';
 import { readRequestFacts } from './request-facts.js';
 import { isRevert, type JobOutcome, type SolverJobDeps, storedError } from './solver-job.js';
 import { type ClaimedJob, jobKey } from './solver-jobs.js';
-import type { JournalEntry, TxIntent } from './transaction-journal.js';
+import { isSamePayment, type JournalEntry, type TxIntent } from './transaction-journal.js';
 
 /** Gas a `giveBack` takes at most (deploying the receiver and a transfer), for the dust threshold. */
 const GIVE_BACK_GAS = 150_000n;
@@ -178,7 +178,7 @@ export class DepositAddressJob {
     if (settlement.kind === 'pending') return 'later';
     if (
       settlement.kind === 'dropped' ||
-      settlement.entry.id !== entry.id ||
+      !isSamePayment(settlement.entry, entry) ||
       settlement.receipt.status !== 'success'
     ) {
       // Reverted or dropped: this attempt is dead, so another cannot move the funds twice.

@@ -7,7 +7,7 @@ import { isRevert, type JobOutcome, type SolverJobDeps, storedError } from './so
 import { refundRecipient, transferIntent } from './payments.js';
 import { readRequestFacts } from './request-facts.js';
 import { type ClaimedJob, jobKey } from './solver-jobs.js';
-import type { JournalEntry } from './transaction-journal.js';
+import { isSamePayment, type JournalEntry } from './transaction-journal.js';
 
 export type RefundDeps = SolverJobDeps;
 
@@ -133,10 +133,11 @@ export class RefundJob {
     if (settlement.kind === 'pending') return 'later';
     if (
       settlement.kind === 'dropped' ||
-      settlement.entry.id !== refund.id ||
+      !isSamePayment(settlement.entry, refund) ||
       settlement.receipt.status !== 'success'
     ) {
-      // Reverted or dropped: this attempt is dead, so a new one cannot pay twice.
+      // Reverted or dropped: this attempt is dead, so a new one cannot pay twice. The refund or its fee-bumped
+      // replacement mining is the refund, whichever it was.
       throw new RefundNotSent(
         `refund ${refund.txHash} ${settlement.kind === 'mined' ? 'reverted' : 'dropped'}`,
       );
@@ -145,7 +146,7 @@ export class RefundJob {
       type: 'RecordRefundSuccess',
       data: {
         chainId,
-        txHash: refund.txHash,
+        txHash: settlement.entry.txHash,
         ...(await this.deps.journal.minedFacts(origin, settlement.receipt)),
         amount,
         currency,

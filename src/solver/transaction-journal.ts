@@ -5,12 +5,12 @@ import {
   parseTransaction,
   type PrivateKeyAccount,
   type TransactionReceipt,
-  TransactionReceiptNotFoundError,
 } from 'viem';
 import type { ChainInfo } from '../chains/chain.js';
-import { sleepUnlessAborted } from '../common/follow-loop.js';
 import type { Database, SqlExecutor } from '../database/database.js';
 import type { EvmClients } from './evm-clients.js';
+import { FeeBumps } from './fee-bumps.js';
+import { JournalSender, type TxFees } from './journal-sender.js';
 import {
   COLUMNS,
   type EntryMeta,
@@ -20,6 +20,7 @@ import {
   reserveNonces,
   toEntry,
 } from './journal-rows.js';
+import { JournalSettlement } from './journal-settlement.js';
 
 export type TxPurpose =
   'fill' | 'refund' | 'return' | 'cancel' | 'gap' | 'approve' | 'permit' | 'sweep' | 'give-back' | 'claim';
@@ -81,7 +82,7 @@ export type Settlement =
 export interface PreparedTx {
   readonly intent: TxIntent;
   readonly gas: bigint;
-  readonly fees: { readonly maxFeePerGas: bigint; readonly maxPriorityFeePerGas: bigint };
+  readonly fees: TxFees;
   /** The account's pending transaction count when read: the lowest nonce the next entry may take. */
   readonly chainNonce: bigint;
 }
@@ -100,9 +101,32 @@ export class LeaseLostError extends Error {
   }
 }
 
-/** Broadcast errors after which the node may hold the transaction anyway: its outcome is unknown, not failed. */
-const MAYBE_SENT =
-  /already known|known transaction|already imported|nonce too low|nonce has already been used|replacement transaction underpriced|timed? ?out|timeout|fetch failed|socket|ECONN|network/i;
+/** How long a released transaction may stay unmined, unable to pay the base fee, before it is replaced. */
+const BUMP_AFTER_MS = 15_000;
+
+export interface JournalOptions {
+  /** How long a released transaction may stay unmined while it cannot pay the base fee before it is replaced. */
+  readonly bumpAfterMs?: number;
+}
+
+/**
+ * Whether `mined` pays what `entry` pays: it is `entry`, or a fee-bumped replacement of it (the same nonce, job,
+ * purpose, recipient, value and data). Only one transaction per nonce can mine, so whichever of them did is the
+ * payment; a cancellation or a nonce filler (another intent) is not.
+ */
+export function isSamePayment(mined: JournalEntry, entry: JournalEntry): boolean {
+  return (
+    mined.id === entry.id ||
+    (mined.chainId === entry.chainId &&
+      mined.account === entry.account &&
+      mined.nonce === entry.nonce &&
+      mined.purpose === entry.purpose &&
+      mined.jobKey === entry.jobKey &&
+      mined.to.toLowerCase() === entry.to.toLowerCase() &&
+      mined.value === entry.value &&
+      mined.data.toLowerCase() === entry.data.toLowerCase())
+  );
+}
 
 /**
  * Every transaction Ferry sends, written down before it leaves (docs/settlement.md, "Transaction journal").
@@ -114,16 +138,24 @@ const MAYBE_SENT =
  * newly signed payment. A broadcast error is not a failure: the entry's outcome is unknown until `settle` finds its
  * receipt (inclusion: docs/settlement.md on reorgs of its own transactions), or the nonce used by another transaction (then it is `dropped`; a sibling of ours with
  * the same nonce, such as a cancellation, is recognised by its hash). A held entry that must never go out is
- * `void`ed and its nonce filled by a zero-value transaction to self, so later nonces are not stuck behind a gap.
+ * `void`ed and its nonce filled by a zero-value transaction to self, so later nonces are not stuck behind a gap. A
+ * released payment that cannot mine at the chain's base fee is replaced by a fee-bumped copy of itself (`FeeBumps`).
  */
 export class TransactionJournal {
   private readonly queues = new Map<number, Promise<unknown>>();
+  private readonly sender: JournalSender;
+  private readonly settlement: JournalSettlement;
 
   constructor(
     private readonly db: Database,
     private readonly clients: EvmClients,
     private readonly account: PrivateKeyAccount,
-  ) {}
+    options: JournalOptions = {},
+  ) {
+    this.sender = new JournalSender(db, clients, account);
+    const bumps = new FeeBumps(db, clients, this.sender, account, options.bumpAfterMs ?? BUMP_AFTER_MS);
+    this.settlement = new JournalSettlement(db, clients, this.sender, bumps, account);
+  }
 
   get address(): Address {
     return this.account.address;
@@ -181,7 +213,7 @@ export class TransactionJournal {
     const from = this.account.address;
     const [gas, fees, chainNonce] = await Promise.all([
       client.estimateGas({ account: from, to: intent.to, value: intent.value, data: intent.data }),
-      this.fees(chain),
+      this.sender.fees(chain),
       client.getTransactionCount({ address: from, blockTag: 'pending' }),
     ]);
     return { intent, gas, fees, chainNonce: BigInt(chainNonce) };
@@ -207,7 +239,7 @@ export class TransactionJournal {
         kept.map(async ({ prepared, meta }, index) => {
           const nonce = first + BigInt(index);
           const gas = (prepared.gas * 12n) / 10n;
-          const rawTx = await this.sign(chain, prepared.intent, nonce, gas, prepared.fees);
+          const rawTx = await this.sender.sign(chain, prepared.intent, nonce, gas, prepared.fees);
           return { nonce, intent: prepared.intent, rawTx, meta };
         }),
       );
@@ -243,8 +275,8 @@ export class TransactionJournal {
     const released = entries.filter((entry) => moved.has(String(entry.id)));
     if (released.length === 0) return;
     const errors: (string | null)[] = [];
-    for (const entry of released) errors.push(await this.broadcast(chain, entry));
-    await this.recordSends(
+    for (const entry of released) errors.push(await this.sender.broadcast(chain, entry));
+    await this.sender.recordSends(
       released.map((entry) => entry.id),
       errors,
     );
@@ -275,164 +307,28 @@ export class TransactionJournal {
     return this.replace(chain, entry, 'cancel');
   }
 
-  /** What the chain says about `entry` now; re-sends it when it is still open. */
-  async settle(chain: ChainInfo, entry: JournalEntry): Promise<Settlement> {
-    const client = this.clients.of(chain);
-    const candidates = [entry, ...(await this.withNonce(entry)).filter((other) => other.id !== entry.id)];
-    const mined = await this.minedAmong(chain, candidates);
-    if (mined) return mined;
-    const used = BigInt(await client.getTransactionCount({ address: entry.account, blockTag: 'latest' }));
-    if (used > entry.nonce) {
-      // One of ours may have mined between the receipt reads and the count: look once more before calling the
-      // nonce lost to a stranger.
-      const late = await this.minedAmong(chain, candidates);
-      if (late) return late;
-      // A receipt not found is not proof: a replica behind the one that counted may answer it (a load-balanced
-      // RPC). The block that took the nonce says whose transaction it was; one of ours there is not dropped.
-      if (!(await this.takenByStranger(chain, entry, candidates))) return { kind: 'pending' };
-      await this.db.query(
-        `UPDATE solver_transactions SET state = 'dropped', updated_at = now()
-          WHERE chain_id = $1 AND account = $2 AND nonce = $3 AND state IN ('signed', 'broadcast')`,
-        [chain.id, entry.account, entry.nonce.toString()],
-      );
-      return { kind: 'dropped' };
-    }
-    await this.resendDue(chain, entry);
-    return { kind: 'pending' };
+  /** What the chain says about `entry` now; re-sends it (or replaces it, fee-bumped) when it is still open. */
+  settle(chain: ChainInfo, entry: JournalEntry): Promise<Settlement> {
+    return this.settlement.settle(chain, entry);
   }
 
-  /**
-   * Polls `settle` every 100 ms until the chain decides `entry`, `whilePending` runs on each pending round (a
-   * deadline cancel), and gives up with `pending` after `maxWaitMs`, when `keepGoing` says no (a lease lost) or when
-   * `signal` aborts (the process is stopping: the entry is in the journal, whoever takes the job next settles it).
-   */
-  async awaitSettled(
+  /** `settle` every 100 ms until the chain decides (`JournalSettlement.awaitSettled`). */
+  awaitSettled(
     chain: ChainInfo,
     entry: JournalEntry,
-    options: {
-      readonly maxWaitMs: number;
-      readonly keepGoing?: () => Promise<boolean>;
-      readonly whilePending?: () => Promise<void>;
-      readonly signal?: AbortSignal;
-    },
+    options: Parameters<JournalSettlement['awaitSettled']>[2],
   ): Promise<Settlement> {
-    const started = Date.now();
-    for (;;) {
-      const settlement = await this.settle(chain, entry);
-      if (settlement.kind !== 'pending') return settlement;
-      await options.whilePending?.();
-      if (
-        options.signal?.aborted ||
-        Date.now() - started > options.maxWaitMs ||
-        (options.keepGoing && !(await options.keepGoing()))
-      ) {
-        return settlement;
-      }
-      await (options.signal
-        ? sleepUnlessAborted(100, options.signal)
-        : new Promise((resolve) => setTimeout(resolve, 100)));
-    }
+    return this.settlement.awaitSettled(chain, entry, options);
+  }
+
+  /** Sends again every released entry of this account still open, settles those decided (`JournalSettlement.pump`). */
+  pump(chains: readonly ChainInfo[]): Promise<void> {
+    return this.settlement.pump(chains);
   }
 
   /** The block time and fee of a mined transaction, as request events record them. */
-  async minedFacts(
-    chain: ChainInfo,
-    receipt: TransactionReceipt,
-  ): Promise<{ readonly block: number; readonly timestamp: number; readonly fee: string }> {
-    const block = await this.clients.of(chain).getBlock({ blockNumber: receipt.blockNumber });
-    return {
-      block: Number(receipt.blockNumber),
-      timestamp: Number(block.timestamp),
-      fee: (receipt.gasUsed * receipt.effectiveGasPrice).toString(),
-    };
-  }
-
-  /**
-   * Sends again the released transactions with `entry`'s nonce that were last sent over two seconds ago: a node that
-   * lost one gets it back, without a broadcast (and a database write) on every poll.
-   */
-  private async resendDue(chain: ChainInfo, entry: JournalEntry): Promise<void> {
-    const { rows } = await this.db.query<JournalRow>(
-      `UPDATE solver_transactions SET updated_at = now()
-        WHERE chain_id = $1 AND account = $2 AND nonce = $3 AND state = 'broadcast'
-          AND updated_at < now() - interval '2 seconds'
-        RETURNING ${COLUMNS}`,
-      [chain.id, entry.account, entry.nonce.toString()],
-    );
-    for (const row of rows) await this.send(chain, toEntry(row));
-  }
-
-  /**
-   * The candidate (same nonce) that has a receipt, recorded as mined or reverted, the others as dropped; null when
-   * none has one. Only "no such receipt" counts as absent: any other RPC error is thrown, never read as "not mined"
-   * (which could later fail a fill that was paid).
-   */
-  private async minedAmong(
-    chain: ChainInfo,
-    candidates: readonly JournalEntry[],
-  ): Promise<Extract<Settlement, { kind: 'mined' }> | null> {
-    const client = this.clients.of(chain);
-    for (const candidate of candidates) {
-      if (candidate.state === 'void') continue;
-      const receipt = await client
-        .getTransactionReceipt({ hash: candidate.txHash })
-        .catch((error: unknown) => {
-          if (error instanceof TransactionReceiptNotFoundError) return null;
-          throw error;
-        });
-      if (!receipt) continue;
-      const state = receipt.status === 'success' ? 'mined' : 'reverted';
-      await this.db.query(
-        `UPDATE solver_transactions SET state = $2, block_number = $3, updated_at = now() WHERE id = $1`,
-        [candidate.id, state, receipt.blockNumber.toString()],
-      );
-      await this.db.query(
-        `UPDATE solver_transactions SET state = 'dropped', updated_at = now()
-          WHERE chain_id = $1 AND account = $2 AND nonce = $3 AND id <> $4 AND state IN ('signed', 'broadcast')`,
-        [chain.id, candidate.account, candidate.nonce.toString(), candidate.id],
-      );
-      return { kind: 'mined', entry: { ...candidate, state }, receipt };
-    }
-    return null;
-  }
-
-  /**
-   * Whether the transaction that used `entry`'s nonce on chain is none of `candidates` (ours with that nonce): the
-   * first block whose count of the account passes the nonce is found (searched back from the head, doubling, then
-   * halved), and its transaction from the account with that nonce read. False when the node's answers do not agree
-   * (a replica behind): not decided yet. Runs only when no candidate has a receipt while the nonce is used.
-   */
-  private async takenByStranger(
-    chain: ChainInfo,
-    entry: JournalEntry,
-    candidates: readonly JournalEntry[],
-  ): Promise<boolean> {
-    const client = this.clients.of(chain);
-    const passes = async (blockNumber: bigint) =>
-      BigInt(await client.getTransactionCount({ address: entry.account, blockNumber })) > entry.nonce;
-    let high = await client.getBlockNumber();
-    if (!(await passes(high))) return false;
-    // count(high) > nonce; count(low) <= nonce (or low is before the first block).
-    let low = -1n;
-    for (let step = 1n; high - step >= 0n; step *= 2n) {
-      if (!(await passes(high - step))) {
-        low = high - step;
-        break;
-      }
-      high -= step;
-    }
-    while (high - low > 1n) {
-      const middle = (low + high) / 2n;
-      if (await passes(middle)) high = middle;
-      else low = middle;
-    }
-    const block = await client.getBlock({ blockNumber: high, includeTransactions: true });
-    const account = entry.account.toLowerCase();
-    const taker = block.transactions.find(
-      (tx) => tx.from.toLowerCase() === account && BigInt(tx.nonce) === entry.nonce,
-    );
-    if (!taker) return false;
-    return !candidates.some((candidate) => candidate.txHash.toLowerCase() === taker.hash.toLowerCase());
+  minedFacts(chain: ChainInfo, receipt: TransactionReceipt): ReturnType<JournalSettlement['minedFacts']> {
+    return this.settlement.minedFacts(chain, receipt);
   }
 
   /** The entries a job journaled, oldest first. */
@@ -442,38 +338,6 @@ export class TransactionJournal {
       [jobKey],
     );
     return rows.map(toEntry);
-  }
-
-  /**
-   * Sends again every released entry of this account that is still open (after a crash, a lost broadcast, a node
-   * restart); settles those that are decided. Held (`signed`) entries are left to their job. Each chain of `chains`
-   * gets its own hundred oldest nonces, and a chain whose RPC fails is left for the next round after its first error
-   * (thrown once the other chains were pumped): nonce fillers and cancellations have no job re-sending them, so one
-   * chain that is down, or busy with many open entries, must not stall every other chain behind a lost filler.
-   */
-  async pump(chains: readonly ChainInfo[]): Promise<void> {
-    const { rows } = await this.db.query<JournalRow>(
-      `SELECT ${COLUMNS} FROM (
-         SELECT *, row_number() OVER (PARTITION BY chain_id ORDER BY nonce) AS rank FROM solver_transactions
-          WHERE account = $1 AND state = 'broadcast' AND updated_at < now() - interval '2 seconds'
-            AND chain_id = ANY($2::bigint[])) open
-        WHERE rank <= 100 ORDER BY open.chain_id, open.nonce`,
-      [this.account.address, chains.map((chain) => chain.id)],
-    );
-    let failure: unknown = null;
-    const failed = new Set<number>();
-    for (const row of rows) {
-      const entry = toEntry(row);
-      const chain = chains.find((candidate) => candidate.id === entry.chainId);
-      if (!chain || failed.has(chain.id)) continue;
-      try {
-        await this.settle(chain, entry);
-      } catch (error) {
-        failed.add(chain.id);
-        failure ??= error;
-      }
-    }
-    if (failure !== null) throw failure;
   }
 
   /**
@@ -487,14 +351,14 @@ export class TransactionJournal {
     before?: (tx: SqlExecutor) => Promise<void>,
   ): Promise<JournalEntry> {
     const original = parseTransaction(entry.rawTx);
-    const current = await this.fees(chain);
+    const current = await this.sender.fees(chain);
     const bump = (value: bigint | undefined) => ((value ?? 0n) * 125n) / 100n + 1n;
     const fees = {
       maxFeePerGas: max(bump(original.maxFeePerGas ?? original.gasPrice), current.maxFeePerGas),
       maxPriorityFeePerGas: max(bump(original.maxPriorityFeePerGas), current.maxPriorityFeePerGas),
     };
     const intent = { to: entry.account, value: 0n, data: '0x' as Hex };
-    const rawTx = await this.sign(chain, intent, entry.nonce, 21_000n, fees);
+    const rawTx = await this.sender.sign(chain, intent, entry.nonce, 21_000n, fees);
     const filler: JournalEntry = await this.db.transaction(async (tx) => {
       await before?.(tx);
       const stored = await insertEntry(tx, chain.id, this.account.address, entry.nonce, intent, rawTx, {
@@ -505,67 +369,8 @@ export class TransactionJournal {
       await tx.query(`UPDATE solver_transactions SET state = 'broadcast' WHERE id = $1`, [stored.id]);
       return { ...stored, state: 'broadcast' };
     });
-    await this.send(chain, filler);
+    await this.sender.send(chain, filler);
     return filler;
-  }
-
-  private async send(chain: ChainInfo, entry: JournalEntry): Promise<void> {
-    await this.recordSends([entry.id], [await this.broadcast(chain, entry)]);
-  }
-
-  /** Sends the stored bytes; the error as recorded (`rejected: …` unless the node may hold it anyway), or null. */
-  private async broadcast(chain: ChainInfo, entry: JournalEntry): Promise<string | null> {
-    try {
-      await this.clients.of(chain).request({ method: 'eth_sendRawTransaction', params: [entry.rawTx] });
-      return null;
-    } catch (caught) {
-      const error = String((caught as { details?: string }).details ?? (caught as Error).message).slice(
-        0,
-        500,
-      );
-      return MAYBE_SENT.test(error) ? error : `rejected: ${error}`;
-    }
-  }
-
-  private async recordSends(ids: readonly string[], errors: readonly (string | null)[]): Promise<void> {
-    await this.db.query(
-      `UPDATE solver_transactions t SET broadcasts = t.broadcasts + 1, last_error = s.error, updated_at = now()
-         FROM unnest($1::bigint[], $2::text[]) AS s(id, error) WHERE t.id = s.id`,
-      [ids, errors],
-    );
-  }
-
-  private async sign(
-    chain: ChainInfo,
-    intent: TxIntent,
-    nonce: bigint,
-    gas: bigint,
-    fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint },
-  ): Promise<Hex> {
-    return this.account.signTransaction({
-      type: 'eip1559',
-      chainId: chain.id,
-      to: intent.to,
-      value: intent.value,
-      data: intent.data,
-      nonce: Number(nonce),
-      gas,
-      ...fees,
-    });
-  }
-
-  private async fees(chain: ChainInfo): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
-    const estimate = await this.clients.of(chain).estimateFeesPerGas();
-    return { maxFeePerGas: estimate.maxFeePerGas, maxPriorityFeePerGas: estimate.maxPriorityFeePerGas };
-  }
-
-  private async withNonce(entry: JournalEntry): Promise<JournalEntry[]> {
-    const { rows } = await this.db.query<JournalRow>(
-      `SELECT ${COLUMNS} FROM solver_transactions WHERE chain_id = $1 AND account = $2 AND nonce = $3
-        ORDER BY solver_transactions.id`,
-      [entry.chainId, entry.account, entry.nonce.toString()],
-    );
-    return rows.map(toEntry);
   }
 }
 

@@ -7,7 +7,7 @@ import type { EvmClients } from './evm-clients.js';
 import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
 import { transferIntent } from './payments.js';
 import { storedError } from './solver-job.js';
-import type { TransactionJournal } from './transaction-journal.js';
+import { isSamePayment, type TransactionJournal } from './transaction-journal.js';
 
 interface UnmatchedRow {
   chain_id: string;
@@ -109,8 +109,16 @@ export class UnmatchedReturns {
       signal: this.options.stopping,
     });
     if (settlement.kind === 'pending') return 'later';
-    if (settlement.kind === 'dropped' || settlement.entry.id !== entry.id) {
+    if (settlement.kind === 'dropped' || !isSamePayment(settlement.entry, entry)) {
       throw new Error(`return ${entry.txHash} dropped; it will be sent again`);
+    }
+    if (settlement.entry.txHash !== entry.txHash) {
+      // Its fee-bumped replacement mined: that is the return.
+      await this.db.query(
+        `UPDATE unmatched_deposits SET refund_tx_hash = $5, updated_at = now()
+          WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3 AND fence = $4`,
+        [row.chain_id, row.tx_hash, row.log_index, row.fence, settlement.entry.txHash],
+      );
     }
     return settlement.receipt.status === 'success' ? 'done' : 'failed';
   }

@@ -14,6 +14,7 @@ import { ChainCursorWatchedFrom1763771600000 } from './1763771600000-chain-curso
 import { AggregateSnapshots1763771700000 } from './1763771700000-aggregate-snapshots.js';
 import { UnmatchedDepositsDust1763771800000 } from './1763771800000-unmatched-deposits-dust.js';
 import { AppendToStreams1763771900000 } from './1763771900000-append-to-streams.js';
+import { JournalFeeBumps1763772100000 } from './1763772100000-journal-fee-bumps.js';
 
 /** Every migration, in order. Adding one never edits the data source. */
 export const migrations = [
@@ -33,4 +34,5 @@ export const migrations = [
   AggregateSnapshots1763771700000,
   UnmatchedDepositsDust1763771800000,
   AppendToStreams1763771900000,
+  JournalFeeBumps1763772100000,
 ];

@@ -1,0 +1,172 @@
+import { type Address, parseTransaction, type PrivateKeyAccount, type PublicClient } from 'viem';
+import type { ChainInfo } from '../chains/chain.js';
+import type { Database } from '../database/database.js';
+import type { EvmClients } from './evm-clients.js';
+import type { JournalSender, TxFees } from './journal-sender.js';
+import { COLUMNS, insertEntry, type JournalRow, toEntry } from './journal-rows.js';
+import type { JournalEntry, TxPurpose } from './transaction-journal.js';
+
+/**
+ * What may be replaced by a fee-bumped copy of itself: transactions whose every copy does the same thing (payments to
+ * users, the deposit-address factory's calls, nonce fillers, cancellations, approvals). Not fills: a fill that cannot
+ * mine is cancelled past its deadline (fill.ts), and that cancellation is bumped. Not the relayer's permit deposits.
+ */
+const BUMPABLE: ReadonlySet<TxPurpose> = new Set([
+  'refund',
+  'return',
+  'claim',
+  'sweep',
+  'give-back',
+  'gap',
+  'cancel',
+  'approve',
+]);
+
+/** Broadcast errors saying a transaction's fees are too low for the chain now (nodes word it differently). */
+const UNDERPRICED =
+  /underpriced|too low for the next block|less than (the )?block base ?fee|fee cap less than|max ?fee ?per ?gas.*too low|fee too low/i;
+
+/** `value` raised by at least 12.5 %: nodes refuse a replacement whose fees rose by less (geth: 10 %). */
+export const raised = (value: bigint): bigint => (value * 9n + 7n) / 8n;
+
+/** The most a replacement may bid per gas on `chain`: `gas.maxFeePerGasWei`, else 100 × `gas.defaultPriceWei`. */
+export function feeCapOf(chain: ChainInfo): bigint {
+  return chain.gas.maxFeePerGasWei !== undefined
+    ? BigInt(chain.gas.maxFeePerGasWei)
+    : BigInt(chain.gas.defaultPriceWei) * 100n;
+}
+
+/**
+ * The fees of a replacement for a transaction signed with `old`, when the next block's base fee is `baseFee` and the
+ * chain's tip is `tip`: each at least 12.5 % above the old one, the fee room for the base fee to double, but never
+ * above `cap`. Null when no fee within the cap is both a valid replacement and above the base fee: it waits.
+ *
+ * @example replacementFees({ maxFeePerGas: 2n, maxPriorityFeePerGas: 1n }, 20n, 1n, 100n) // { 41n, 1n }
+ */
+export function replacementFees(old: TxFees, baseFee: bigint, tip: bigint, cap: bigint): TxFees | null {
+  const maxPriorityFeePerGas = max(raised(old.maxPriorityFeePerGas), tip);
+  const wanted = max(raised(old.maxFeePerGas), 2n * baseFee + maxPriorityFeePerGas);
+  const maxFeePerGas = wanted < cap ? wanted : cap;
+  if (maxFeePerGas < raised(old.maxFeePerGas) || maxFeePerGas <= baseFee) return null;
+  if (maxPriorityFeePerGas > maxFeePerGas) return null;
+  return { maxFeePerGas, maxPriorityFeePerGas };
+}
+
+interface OpenRow extends JournalRow {
+  last_error: string | null;
+  age_ms: string;
+}
+
+/**
+ * Replaces a released transaction that cannot mine at the chain's fees by a copy of itself (same nonce, to, value,
+ * data and gas) with higher fees, journaled before it is sent (docs/settlement.md, "Transaction journal"; decision
+ * 0026). Both stay open; exactly one can mine, and whichever does is the payment (`isSamePayment`).
+ */
+export class FeeBumps {
+  constructor(
+    private readonly db: Database,
+    private readonly clients: EvmClients,
+    private readonly sender: JournalSender,
+    private readonly account: PrivateKeyAccount,
+    /** How long the newest transaction of a nonce may stay unmined before it is replaced. */
+    private readonly afterMs: number,
+  ) {}
+
+  /**
+   * When the newest open transaction with `entry`'s nonce was journaled over `afterMs` ago and cannot mine now (its
+   * fee cap is below the next block's base fee, or the node refused it as underpriced), signs its replacement, stores
+   * it `broadcast` (naming what it replaces) and sends it; returns it. Null when nothing was replaced: not stuck, not
+   * replaceable, another instance replaced it first (the nonce's newest entry is checked again under a lock), or the
+   * fees it would need pass the chain's cap (then the stuck entry's `fee_capped` says so, and it waits).
+   */
+  async bumpIfStuck(chain: ChainInfo, entry: JournalEntry): Promise<JournalEntry | null> {
+    const newest = await this.newestOpen(chain, entry);
+    if (!newest || newest.state !== 'broadcast' || !BUMPABLE.has(newest.purpose)) return null;
+    if (Number(newest.age_ms) < this.afterMs) return null;
+    const signed = parseTransaction(newest.raw_tx as `0x${string}`);
+    const old = {
+      maxFeePerGas: signed.maxFeePerGas ?? signed.gasPrice ?? 0n,
+      maxPriorityFeePerGas: signed.maxPriorityFeePerGas ?? signed.gasPrice ?? 0n,
+    };
+    const client = this.clients.of(chain);
+    const [baseFee, tip] = await Promise.all([nextBaseFee(client), client.estimateMaxPriorityFeePerGas()]);
+    if (old.maxFeePerGas >= baseFee && !UNDERPRICED.test(newest.last_error ?? '')) {
+      await this.markCapped(newest.id, null);
+      return null;
+    }
+    const cap = feeCapOf(chain);
+    const fees = replacementFees(old, baseFee, tip, cap);
+    if (!fees) {
+      await this.markCapped(
+        newest.id,
+        `the next block's base fee is ${baseFee} wei per gas; a replacement of this transaction (signed at ` +
+          `${old.maxFeePerGas}) would pass chain ${chain.id}'s cap of ${cap} (gas.maxFeePerGasWei): it waits`,
+      );
+      return null;
+    }
+    const current = toEntry(newest);
+    const rawTx = await this.sender.sign(chain, current, current.nonce, signed.gas!, fees);
+    const replacement = await this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+        `journal-nonce:${chain.id}:${current.account.toLowerCase()}:${current.nonce}`,
+      ]);
+      const { rows } = await tx.query<{ id: string }>(
+        `SELECT id::text AS id FROM solver_transactions
+          WHERE chain_id = $1 AND account = $2 AND nonce = $3 AND state IN ('signed', 'broadcast')
+          ORDER BY solver_transactions.id DESC LIMIT 1`,
+        [chain.id, current.account, current.nonce.toString()],
+      );
+      // Another instance replaced it meanwhile, or the nonce was settled: nothing to do.
+      if (rows[0]?.id !== current.id) return null;
+      const stored = await insertEntry(tx, chain.id, current.account, current.nonce, current, rawTx, {
+        purpose: current.purpose,
+        jobKey: current.jobKey ?? undefined,
+        requestId: current.requestId ?? undefined,
+      });
+      await tx.query(`UPDATE solver_transactions SET state = 'broadcast', replaces = $2 WHERE id = $1`, [
+        stored.id,
+        current.id,
+      ]);
+      await tx.query('UPDATE solver_transactions SET fee_capped = NULL WHERE id = $1', [current.id]);
+      return { ...stored, state: 'broadcast' as const };
+    });
+    if (replacement) await this.sender.send(chain, replacement);
+    return replacement;
+  }
+
+  private async newestOpen(chain: ChainInfo, entry: JournalEntry): Promise<OpenRow | null> {
+    const { rows } = await this.db.query<OpenRow>(
+      `SELECT ${COLUMNS}, last_error, (extract(epoch FROM now() - created_at) * 1000)::bigint::text AS age_ms
+         FROM solver_transactions
+        WHERE chain_id = $1 AND account = $2 AND nonce = $3 AND state IN ('signed', 'broadcast')
+        ORDER BY solver_transactions.id DESC LIMIT 1`,
+      [chain.id, this.address, entry.nonce.toString()],
+    );
+    return rows[0] ?? null;
+  }
+
+  private async markCapped(id: string, reason: string | null): Promise<void> {
+    await this.db.query(
+      'UPDATE solver_transactions SET fee_capped = $2 WHERE id = $1 AND fee_capped IS DISTINCT FROM $2',
+      [id, reason],
+    );
+  }
+
+  private get address(): Address {
+    return this.account.address;
+  }
+}
+
+/**
+ * The base fee the next block will charge: the pending block's where the node builds one (Hardhat, geth), never
+ * below the latest block's.
+ */
+async function nextBaseFee(client: PublicClient): Promise<bigint> {
+  const [latest, pending] = await Promise.all([
+    client.getBlock({ blockTag: 'latest' }),
+    client.getBlock({ blockTag: 'pending' }).catch(() => null),
+  ]);
+  return max(latest.baseFeePerGas ?? 0n, pending?.baseFeePerGas ?? 0n);
+}
+
+const max = (a: bigint, b: bigint): bigint => (a > b ? a : b);

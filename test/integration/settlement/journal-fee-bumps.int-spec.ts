@@ -1,0 +1,235 @@
+import { type Hash, parseTransaction, toHex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import type { ChainInfo } from '../../../src/chains/chain.js';
+import type { ChainRegistry } from '../../../src/chains/chain-registry.js';
+import { loadAppConfig } from '../../../src/config/app-config.js';
+import type { Database } from '../../../src/database/database.js';
+import { EvmClients } from '../../../src/solver/evm-clients.js';
+import { FeeBumps } from '../../../src/solver/fee-bumps.js';
+import { JournalSender } from '../../../src/solver/journal-sender.js';
+import { TransactionJournal } from '../../../src/solver/transaction-journal.js';
+import { UnmatchedReturns } from '../../../src/solver/unmatched-returns.js';
+import { type Devnet, startDevnet } from '../../support/devnet.js';
+import { type MigratedDatabase, migratedDatabase } from '../../support/postgres.js';
+import { FlakyClients, keysFrom, rpc } from './journal-support.js';
+
+const freshKey = keysFrom(10);
+const GWEI = 10n ** 9n;
+
+/**
+ * Payments signed before the chain's base fee rose past their fee cap, on a real local chain and real PostgreSQL:
+ * they must not stall every later transaction of their key (docs/settlement.md, "Transaction journal").
+ */
+describe('transaction journal when the base fee rises', () => {
+  let database: MigratedDatabase;
+  let db: Database;
+  let chain: Devnet;
+  let chains: ChainRegistry;
+  let destination: ChainInfo;
+
+  beforeAll(async () => {
+    [database, chain] = await Promise.all([migratedDatabase('postgres'), startDevnet({ chainId: 31338 })]);
+    db = database.db;
+    chains = loadAppConfig({
+      ENVIRONMENT: 'test',
+      DATA_DIR: 'memory://journal-fee-bumps',
+      DEVNET_B_RPC_URL: chain.rpcUrl,
+    }).chains;
+    destination = chains.chain(31338);
+  }, 60_000);
+  afterEach(async () => {
+    // The next test starts at Hardhat's usual base fee.
+    await setBaseFee(GWEI);
+  });
+  afterAll(async () => {
+    await chain?.stop();
+    await database?.close();
+  });
+
+  /** The chain's base fee from the next block on (that block is mined now, empty). */
+  const setBaseFee = async (wei: bigint) => {
+    await rpc(chain.rpcUrl, 'hardhat_setNextBlockBaseFeePerGas', [toHex(wei)]);
+    await rpc(chain.rpcUrl, 'evm_mine', []);
+  };
+  const journalWith = async (clients: EvmClients) => {
+    const account = freshKey();
+    await rpc(chain.rpcUrl, 'hardhat_setBalance', [account.address, toHex(10n ** 19n)]);
+    return new TransactionJournal(db, clients, account, { bumpAfterMs: 1_000 });
+  };
+  const reader = new EvmClients().of.bind(new EvmClients());
+  const minedCount = async (journal: TransactionJournal) =>
+    BigInt(await reader(destination).getTransactionCount({ address: journal.address, blockTag: 'latest' }));
+  const receiptOf = (hash: Hash) =>
+    reader(destination)
+      .getTransactionReceipt({ hash })
+      .catch(() => null);
+  const pay = (journal: TransactionJournal, purpose: 'refund' | 'return' | 'claim', jobKey: string) =>
+    journal.record(
+      destination,
+      { to: chain.accounts.user.address, value: 12_345n, data: '0x0f' },
+      { purpose, jobKey },
+    );
+  /** Pumps the journal (as the solver's loop does) until `done` or `ms` pass. */
+  const pumpUntil = async (journal: TransactionJournal, done: () => Promise<boolean>, ms: number) => {
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline && !(await done())) {
+      await journal.pump([destination]).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  };
+
+  it('a refund signed below a base fee that has since risen is replaced by a fee-bumped copy of itself: it mines once, and the return behind it follows', async () => {
+    const journal = await journalWith(new EvmClients());
+    const refund = await pay(journal, 'refund', 'bump:refund');
+    const signedAt = parseTransaction(refund.rawTx).maxFeePerGas!;
+    // The base fee jumps to ten times what the refund may pay: no block can take it.
+    await setBaseFee(signedAt * 10n);
+    await journal.release(destination, refund);
+    const later = await pay(journal, 'return', 'bump:later');
+    await journal.release(destination, later);
+
+    await pumpUntil(journal, async () => (await minedCount(journal)) > later.nonce, 20_000);
+
+    // The later payment of the key was not left behind the refund.
+    expect(await receiptOf(later.txHash)).not.toBeNull();
+    expect(await minedCount(journal)).toBe(later.nonce + 1n);
+    // The refund's nonce went to exactly one transaction of the journal's: the refund or a copy of it, never both.
+    const settled = await journal.settle(destination, refund);
+    expect(settled.kind).toBe('mined');
+    const entries = await journal.entriesOf('bump:refund');
+    const mined = entries.filter((entry) => entry.state === 'mined');
+    expect(mined).toHaveLength(1);
+    expect(entries.every((entry) => ['mined', 'dropped'].includes(entry.state))).toBe(true);
+    const paid = mined[0];
+    expect(paid).toMatchObject({
+      nonce: refund.nonce,
+      to: refund.to,
+      value: refund.value,
+      data: refund.data,
+    });
+    const replacement = parseTransaction(paid.rawTx);
+    expect(replacement).toMatchObject({
+      to: refund.to.toLowerCase(),
+      value: refund.value,
+      data: refund.data,
+    });
+    expect(replacement.maxFeePerGas).toBeGreaterThan(signedAt * 10n);
+  }, 40_000);
+
+  it("a spike past the chain's fee cap replaces nothing: the payment waits, its entry says why, and it mines once the base fee falls", async () => {
+    const journal = await journalWith(new EvmClients());
+    const claim = await pay(journal, 'claim', 'cap:claim');
+    // Devnet B's cap is 100 × its default gas price (1 gwei): a base fee of 500 gwei is beyond it.
+    await setBaseFee(500n * GWEI);
+    await journal.release(destination, claim);
+    await pumpUntil(journal, async () => false, 4_000);
+
+    const waiting = await db.query<{ state: string; fee_capped: string | null }>(
+      `SELECT state, fee_capped FROM solver_transactions WHERE job_key = 'cap:claim' ORDER BY id`,
+    );
+    expect(waiting.rows).toEqual([
+      { state: 'broadcast', fee_capped: expect.stringMatching(/cap of 100000000000/) },
+    ]);
+    expect(await minedCount(journal)).toBe(claim.nonce);
+
+    await setBaseFee(GWEI);
+    await pumpUntil(journal, async () => (await minedCount(journal)) > claim.nonce, 10_000);
+    expect(await receiptOf(claim.txHash)).not.toBeNull();
+  }, 30_000);
+
+  it.each([
+    ['its replacement mines', false],
+    [
+      'the original mines after its replacement was journaled (whose broadcast was lost), rebroadcast by anyone',
+      true,
+    ],
+  ])(
+    'a return whose fee was bumped is done once, with the transaction that mined, when %s: never paid twice',
+    async (_, originalMines) => {
+      const clients = new FlakyClients();
+      const journal = await journalWith(clients);
+      const returns = new UnmatchedReturns(db, chains, journal, {
+        leaseMs: 60_000,
+        batchSize: 10,
+        settleWaitMs: 300,
+        clients,
+      });
+      const depositor = privateKeyToAccount(generatePrivateKey()).address;
+      const deposit = toHex(BigInt(Date.now()), { size: 32 });
+      const amount = 10n ** 17n;
+      await db.query(
+        `INSERT INTO unmatched_deposits (chain_id, tx_hash, log_index, request_id, depositor, currency, amount, reason)
+         VALUES (31338, $1, 0, $2, $3, '0x0000000000000000000000000000000000000000', $4, 'UNKNOWN_REQUEST')`,
+        [deposit, toHex(7n, { size: 32 }), depositor, amount.toString()],
+      );
+      const key = `return:31338:${deposit}:0`;
+      const row = async () =>
+        (
+          await db.query<{ state: string; refund_tx_hash: string }>(
+            'SELECT state, refund_tx_hash FROM unmatched_deposits WHERE tx_hash = $1',
+            [deposit],
+          )
+        ).rows[0];
+      // The next block's base fee is 50 gwei: the return, signed at the latest block's fees, cannot go in it.
+      await rpc(chain.rpcUrl, 'hardhat_setNextBlockBaseFeePerGas', [toHex(50n * GWEI)]);
+      await returns.work((error) => {
+        throw error;
+      });
+      const [original] = await journal.entriesOf(key);
+      expect((await row()).state).toBe('sent');
+
+      // The replacement is journaled; with `originalMines`, its broadcast is lost (a crash right after the write).
+      if (originalMines) clients.failing.add('request');
+      await pumpUntil(
+        journal,
+        async () =>
+          (await journal.entriesOf(key)).length > 1 &&
+          (originalMines || (await minedCount(journal)) > original.nonce),
+        10_000,
+      );
+      clients.failing.clear();
+      const [, replacement] = await journal.entriesOf(key);
+      expect(replacement).toMatchObject({ nonce: original.nonce, to: original.to, value: amount });
+      if (originalMines) {
+        // The base fee falls, and the original's bytes (public since its first broadcast) are sent again.
+        await rpc(chain.rpcUrl, 'hardhat_setNextBlockBaseFeePerGas', [toHex(GWEI)]);
+        await rpc(chain.rpcUrl, 'eth_sendRawTransaction', [original.rawTx]);
+      }
+      const paid = originalMines ? original : replacement;
+      expect(await receiptOf(paid.txHash)).not.toBeNull();
+
+      for (let round = 0; round < 20 && (await row()).state === 'sent'; round++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        await returns.work(() => undefined);
+        await journal.pump([destination]);
+      }
+      expect(await row()).toEqual({ state: 'done', refund_tx_hash: paid.txHash });
+      const states = (await journal.entriesOf(key)).map((entry) => [entry.txHash, entry.state]);
+      expect(states).toEqual([
+        [original.txHash, originalMines ? 'mined' : 'dropped'],
+        [replacement.txHash, originalMines ? 'dropped' : 'mined'],
+      ]);
+      expect(await reader(destination).getBalance({ address: depositor })).toBe(amount);
+      expect(await minedCount(journal)).toBe(original.nonce + 1n);
+    },
+    40_000,
+  );
+
+  it('two instances finding the same stuck payment at once journal one replacement between them', async () => {
+    const account = freshKey();
+    await rpc(chain.rpcUrl, 'hardhat_setBalance', [account.address, toHex(10n ** 19n)]);
+    const clients = new EvmClients();
+    const journal = new TransactionJournal(db, clients, account, { bumpAfterMs: 60_000 });
+    const refund = await pay(journal, 'refund', 'race:refund');
+    await setBaseFee(parseTransaction(refund.rawTx).maxFeePerGas! * 10n);
+    await journal.release(destination, refund);
+    const instance = () => new FeeBumps(db, clients, new JournalSender(db, clients, account), account, 0);
+    const bumped = await Promise.all([1, 2, 3].map(() => instance().bumpIfStuck(destination, refund)));
+
+    expect(bumped.filter((entry) => entry !== null)).toHaveLength(1);
+    const entries = await journal.entriesOf('race:refund');
+    expect(entries).toHaveLength(2);
+    const settled = await journal.awaitSettled(destination, refund, { maxWaitMs: 5_000 });
+    expect(settled).toMatchObject({ kind: 'mined', entry: { id: entries[1].id } });
+  }, 30_000);
+});
