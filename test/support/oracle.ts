@@ -1,14 +1,27 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { type Address, type Hex, recoverAddress } from 'viem';
+import {
+  type Abi,
+  type Address,
+  concat,
+  createPublicClient,
+  type Hex,
+  http,
+  numberToHex,
+  recoverAddress,
+  slice,
+} from 'viem';
 import type { LogLevel } from '../../src/config/app-config.js';
 import { JsonLogger } from '../../src/common/logging/json-logger.js';
 import type { Attestation } from '../../src/oracle/attestation.js';
 import { loadOracleConfig, type OracleConfig } from '../../src/oracle/config/oracle-config.js';
 import { createOracleApp } from '../../src/oracle/create-oracle-app.js';
 import { digestOf } from '../../src/oracle/messages/oracle-messages.js';
+import { SECP256K1_N } from '../../src/oracle/signer/ethereum-signature.js';
 import { RawKeySigner } from '../../src/oracle/signer/oracle-signer.js';
+import { readArtifact } from '../../scripts/devnet/deploy-devnet.js';
+import type { Devnet } from './devnet.js';
 
 /**
  * Hardhat's well-known accounts #6 to #10, used as oracle signers: none of them is a devnet role (deployer, solver,
@@ -97,6 +110,38 @@ export async function recoveredSigners(attestation: Attestation): Promise<Addres
       recoverAddress({ hash: digest, signature: signature.signature }),
     ),
   );
+}
+
+/** The same signature with `s` replaced by `n - s` and `v` flipped: ecrecover still gives the same signer. */
+export function malleated(signature: Hex): Hex {
+  const s = BigInt(slice(signature, 32, 64));
+  const v = Number(BigInt(slice(signature, 64, 65)));
+  return concat([
+    slice(signature, 0, 32),
+    numberToHex(SECP256K1_N - s, { size: 32 }),
+    numberToHex(v === 27 ? 28 : 27, { size: 1 }),
+  ]);
+}
+
+/** The signature with `v` written as the recovery id (0 or 1) instead of 27 or 28. */
+export function withRawRecoveryId(signature: Hex): Hex {
+  const v = Number(BigInt(slice(signature, 64, 65)));
+  return concat([slice(signature, 0, 64), numberToHex(v - 27, { size: 1 })]);
+}
+
+/** How many distinct signers the hub devnet's FerryOracleVerifier counts among the attestation's signatures. */
+export async function countedOnchain(
+  hub: Devnet,
+  attestation: Pick<Attestation, 'messageId' | 'signatures'>,
+): Promise<number> {
+  const reader = createPublicClient({ transport: http(hub.rpcUrl, { retryCount: 0 }) });
+  const counted = await reader.readContract({
+    address: hub.deployment.oracleVerifier!,
+    abi: readArtifact('FerryOracleVerifier').abi as Abi,
+    functionName: 'verify',
+    args: [attestation.messageId, attestation.signatures.map((signature) => signature.signature)],
+  });
+  return Number(counted);
 }
 
 export interface RecordedRequest {

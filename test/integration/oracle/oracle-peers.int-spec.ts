@@ -4,12 +4,15 @@ import { type Devnet, startDevnet } from '../../support/devnet.js';
 import { NATIVE, OracleFacts, orderIdOf } from '../../support/oracle-facts.js';
 import {
   captureLogs,
+  countedOnchain,
   HttpRelay,
+  malleated,
   ORACLE_SIGNER_KEYS,
   postJson,
   recoveredSigners,
   type RunningOracle,
   startOracle,
+  withRawRecoveryId,
 } from '../../support/oracle.js';
 import { freePort } from '../../support/process.js';
 import { RpcProxy } from '../../support/rpc-proxy.js';
@@ -42,6 +45,13 @@ const claimSigner = (claimed: Address) => (body: string) => {
   return JSON.stringify(answer);
 };
 
+/** A peer that answers the real peer's signatures rewritten by `how` (a malleated copy of the same signature). */
+const rewriteSignatures = (how: (signature: Hex) => Hex) => (body: string) => {
+  const answer = JSON.parse(body) as { signatures?: { signature: Hex }[] };
+  for (const signature of answer.signatures ?? []) signature.signature = how(signature.signature);
+  return JSON.stringify(answer);
+};
+
 /**
  * Oracle instances on loopback against one real devnet, aggregating over real HTTP: an instance agreeing, one reading
  * another chain state (a node that inflates depository amounts), one slower than PEER_REQUEST_TIMEOUT_MS (a relay that
@@ -55,13 +65,14 @@ describe('oracle peers over real HTTP', () => {
   let facts: OracleFacts;
   let aggregator: RunningOracle;
   let passThrough: RunningOracle;
+  let malleatedPeers: RunningOracle;
   let agree: RunningOracle;
   let disagree: RunningOracle;
   let slow: RunningOracle;
   let shadow: RunningOracle;
   let agreeRelay: HttpRelay;
   let slowRelay: HttpRelay;
-  const urls = { agree: '', slow: '', forger: '', dead: '' };
+  const urls = { agree: '', slow: '', forger: '', highS: '', rawV: '', dead: '' };
   const forgedSigner = '0x000000000000000000000000000000000000dEaD' as Address;
 
   beforeAll(async () => {
@@ -93,10 +104,14 @@ describe('oracle peers over real HTTP', () => {
     agreeRelay = new HttpRelay(agree.url);
     slowRelay = new HttpRelay(slow.url, { hold: true });
     const forger = new HttpRelay(agree.url, { rewrite: claimSigner(forgedSigner) });
+    const highS = new HttpRelay(agree.url, { rewrite: rewriteSignatures(malleated) });
+    const rawV = new HttpRelay(agree.url, { rewrite: rewriteSignatures(withRawRecoveryId) });
     for (const [name, relay] of [
       ['agree', agreeRelay],
       ['slow', slowRelay],
       ['forger', forger],
+      ['highS', highS],
+      ['rawV', rawV],
     ] as const) {
       urls[name] = await relay.start();
       stops.unshift(async () => {
@@ -115,6 +130,10 @@ describe('oracle peers over real HTTP', () => {
     passThrough = await start(ORACLE_SIGNER_KEYS.seven, chain.rpcUrl, {
       ...callers,
       PEERS: `${urls.agree}|pass-through`,
+    });
+    malleatedPeers = await start(ORACLE_SIGNER_KEYS.seven, chain.rpcUrl, {
+      ...callers,
+      PEERS: [urls.highS, urls.rawV, urls.agree].map((url) => `${url}|${PEER_KEY}`).join(';'),
     });
   }, 180_000);
   afterAll(async () => {
@@ -188,6 +207,37 @@ describe('oracle peers over real HTTP', () => {
       outcome: 'disagreed',
       reason: `a signature does not recover to ${forgedSigner}`,
     });
+  });
+
+  it("skips a peer answering a malleated copy of a signer's signature, so the genuine one is kept and counts onchain", async () => {
+    const receipt = await facts.depositNative(orderIdOf('peers-malleated'), 1_000n);
+    const request = { chainId: 31337, transactionId: receipt.transactionHash };
+    const agreed = await alone(agree, DEPOSITS, request);
+
+    const answer = await postJson(
+      malleatedPeers.url,
+      DEPOSITS,
+      { ...request, requestPeerSignatures: true },
+      CALLER_KEY,
+    );
+
+    expect(answer.status).toBe(200);
+    const attestation = answer.body as unknown as Attestation;
+    expect(attestation.signatures).toEqual([
+      expect.objectContaining({ signer: malleatedPeers.signer.address }),
+      agreed.signatures[0],
+    ]);
+    // Hardhat #7 and #8 are the devnet verifier's signers: both signatures must count there.
+    expect(await countedOnchain(chain, attestation)).toBe(2);
+    const outcomes = outcomesOf(attestation.messageId);
+    for (const url of [urls.highS, urls.rawV]) {
+      expect(outcomes[url]).toMatchObject({
+        outcome: 'disagreed',
+        reason: expect.stringMatching(
+          new RegExp(`^a signature of ${agree.signer.address} is not canonical: `),
+        ),
+      });
+    }
   });
 
   it('agreement is per fact: the instance on the other chain state agrees on a fill it reads alike', async () => {

@@ -3,20 +3,19 @@ import {
   type Address,
   BaseError,
   ContractFunctionRevertedError,
-  concat,
   createPublicClient,
   createWalletClient,
   defineChain,
   type Hex,
   hashDomain,
   http,
-  numberToHex,
   parseEventLogs,
   type PublicClient,
   size,
   slice,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { checkAttestation } from '../../../src/oracle/client/verify-attestation.js';
 import { loadOracleConfig } from '../../../src/oracle/config/oracle-config.js';
 import {
   ATTESTATION_KINDS,
@@ -34,9 +33,7 @@ import {
   ORACLE_VERIFIER_OWNER,
 } from '../../../scripts/devnet/deploy-oracle-verifier.js';
 import { type Devnet, startDevnet } from '../../support/devnet.js';
-
-/** The order of secp256k1: `s` and `n - s` both recover (with the other `v`) unless the verifier insists on low `s`. */
-const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+import { malleated, withRawRecoveryId } from '../../support/oracle.js';
 
 /** A message of every kind, as the oracle builds them (addresses and amounts are arbitrary but well-formed). */
 const MESSAGES: AttestationMessages = {
@@ -94,23 +91,6 @@ const MESSAGES: AttestationMessages = {
     },
   },
 };
-
-/** The same signature with `s` replaced by `n - s` and `v` flipped: ecrecover still gives the same signer. */
-function malleated(signature: Hex): Hex {
-  const s = BigInt(slice(signature, 32, 64));
-  const v = Number(BigInt(slice(signature, 64, 65)));
-  return concat([
-    slice(signature, 0, 32),
-    numberToHex(SECP256K1_N - s, { size: 32 }),
-    numberToHex(v === 27 ? 28 : 27, { size: 1 }),
-  ]);
-}
-
-/** The signature with `v` written as the recovery id (0 or 1) instead of 27 or 28. */
-function withRawRecoveryId(signature: Hex): Hex {
-  const v = Number(BigInt(slice(signature, 64, 65)));
-  return concat([slice(signature, 0, 64), numberToHex(v - 27, { size: 1 })]);
-}
 
 /**
  * FerryOracleVerifier on a real hub devnet (31337) as `startDevnet` deploys it, fed signatures the oracle's own code
@@ -280,6 +260,54 @@ describe('FerryOracleVerifier', () => {
     expect(await verify(messageId, [withRawRecoveryId(one)])).toBe(0n);
     expect(await verify(messageId, [slice(one, 0, 64)])).toBe(0n);
     expect(await verify(messageId, [malleated(one), one])).toBe(1n);
+  });
+
+  it("Ferry's checkAttestation counts exactly the signers the contract counts, malformed and malleated ones included", async () => {
+    const kind = 'solver-fill';
+    const messageId = messageIdOf(kind, MESSAGES[kind]);
+    const [one, two, stranger] = [
+      await sign(first, kind),
+      await sign(second, kind),
+      await sign(unknown, kind),
+    ];
+    const batches: Record<string, readonly (readonly [RawKeySigner, Hex])[]> = {
+      'two signers': [
+        [first, one],
+        [second, two],
+      ],
+      'a repeat': [
+        [first, one],
+        [first, one],
+      ],
+      'a high-s copy': [[first, malleated(one)]],
+      'a v of 0 or 1': [[first, withRawRecoveryId(one)]],
+      'a high-s copy before the genuine one': [
+        [first, malleated(one)],
+        [first, one],
+      ],
+      'a high-s copy and a v of 0 or 1 of two signers': [
+        [first, malleated(one)],
+        [second, withRawRecoveryId(two)],
+      ],
+      'an unknown signer': [[unknown, stranger]],
+    };
+    const counts = async (label: string, batch: readonly (readonly [RawKeySigner, Hex])[]) => {
+      const signatures = batch.map(([signer, signature]) => ({ signer: signer.address, signature }));
+      const check = await checkAttestation(
+        { kind, messageId, domain, message: MESSAGES[kind], signatures },
+        domain,
+        [first.address, second.address],
+      );
+      const onchain = await verify(
+        messageId,
+        batch.map(([, signature]) => signature),
+      );
+      return { label, ferry: check.counted.length, contract: Number(onchain) };
+    };
+    const results = await Promise.all(Object.entries(batches).map(([label, batch]) => counts(label, batch)));
+    expect(results.map(({ label, ferry }) => ({ label, counted: ferry }))).toEqual(
+      results.map(({ label, contract }) => ({ label, counted: contract })),
+    );
   });
 
   it('lets only the owner change the signer set and the threshold, with events', async () => {
