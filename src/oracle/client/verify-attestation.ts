@@ -7,6 +7,7 @@ import {
   type OracleDomain,
   sameDomain,
 } from '../messages/oracle-messages.js';
+import { nonCanonical } from '../signer/ethereum-signature.js';
 
 /** An attestation as stored or received: nothing in it is trusted until checked here. */
 export interface UntrustedAttestation {
@@ -19,9 +20,9 @@ export interface UntrustedAttestation {
 
 export interface SignatureCheck {
   readonly signer: string;
-  /** The address the signature recovers to over the recomputed digest, or null when it does not recover. */
+  /** The address the signature recovers to over the recomputed digest, or null when it is not canonical or does not recover. */
   readonly recovered: string | null;
-  /** Recovers to the signer it names, and that signer is in the configured set. */
+  /** Canonical (as FerryOracleVerifier requires), recovers to the signer it names, who is in the configured set. */
   readonly counted: boolean;
   readonly problem: string | null;
 }
@@ -37,8 +38,8 @@ export interface AttestationCheck {
 
 /**
  * Checks an attestation against Ferry's own view: the message id is recomputed from the message, the domain must be
- * the configured one, and each signature must recover (over the recomputed digest) to the signer it names, who must
- * be in `signers`. Used by the solver's quorum and by `requests:verify`; it trusts neither the stored id, nor the
+ * the configured one, and each signature must be canonical (65 bytes, `v` 27 or 28, low `s`: what the verifier
+ * contract counts) and recover (over the recomputed digest) to the signer it names, who must be in `signers`. Used by the solver's quorum and by `requests:verify`; it trusts neither the stored id, nor the
  * names, nor the `shadow` flags.
  */
 export async function checkAttestation(
@@ -63,16 +64,21 @@ export async function checkAttestation(
   const checks: SignatureCheck[] = [];
   const counted: Address[] = [];
   for (const { signer, signature } of attestation.signatures) {
-    const recovered = await recoverAddress({ hash: digest, signature: signature as Hex }).catch(() => null);
+    const shape = nonCanonical(signature);
+    const recovered = shape
+      ? null
+      : await recoverAddress({ hash: digest, signature: signature as Hex }).catch(() => null);
     const named = recovered !== null && isAddressEqual(recovered, signer as Address);
     const known = signers.find((candidate) => named && isAddressEqual(candidate, recovered));
-    const problem = !recovered
-      ? 'does not recover'
-      : !named
-        ? `recovers to ${recovered}, not ${signer}`
-        : !known
-          ? 'signer is not in the configured signer set'
-          : null;
+    const problem = shape
+      ? `not canonical: ${shape}`
+      : !recovered
+        ? 'does not recover'
+        : !named
+          ? `recovers to ${recovered}, not ${signer}`
+          : !known
+            ? 'signer is not in the configured signer set'
+            : null;
     checks.push({ signer, recovered, counted: problem === null, problem });
     if (known && !counted.some((address) => isAddressEqual(address, known))) counted.push(known);
   }

@@ -3,6 +3,7 @@ import { type Hex, isAddressEqual, recoverAddress } from 'viem';
 import type { OraclePeer } from '../config/peers.js';
 import type { Attestation, OracleSignature } from '../attestation.js';
 import { ATTESTATION_ROUTES, digestOf, messageIdOf, sameDomain } from '../messages/oracle-messages.js';
+import { nonCanonical } from '../signer/ethereum-signature.js';
 
 /** A peer's refusals that say the chain shows something else than our reading (the rest are failures). */
 const FACT_REFUSALS = new Set([
@@ -100,7 +101,11 @@ export class PeerSignatures {
   }
 }
 
-/** A peer's answer against ours: same message, same domain, signatures that recover to the signers they name. */
+/**
+ * A peer's answer against ours: same message, same domain, canonical signatures (as the verifier contract counts
+ * them) that recover to the signers they name. A malleated copy (high `s`, or `v` 0/1) would recover too, and kept
+ * first it would displace the signer's genuine signature from the aggregate, so the peer is dropped instead.
+ */
 export async function judge(
   peer: string,
   ours: Attestation,
@@ -120,6 +125,14 @@ export async function judge(
   const digest = digestOf(ours.kind, ours.message, ours.domain);
   const valid: OracleSignature[] = [];
   for (const signature of Array.isArray(theirs.signatures) ? theirs.signatures : []) {
+    const shape = nonCanonical(signature?.signature);
+    if (shape) {
+      return {
+        peer,
+        outcome: 'disagreed',
+        reason: `a signature of ${String(signature?.signer)} is not canonical: ${shape}`,
+      };
+    }
     if (!(await recoversTo(digest, signature))) {
       return {
         peer,

@@ -11,6 +11,23 @@ import {
 export const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
 /**
+ * Why `signature` would not count in FerryOracleVerifier (its `_recover`), or null when it is canonical: 65 bytes
+ * `r ‖ s ‖ v`, `v` 27 or 28, `s` at most n/2. viem's `recoverAddress` also accepts a `v` of 0 or 1 and a high `s`
+ * (the malleated copy anyone can make of a signature), so every off-chain count of signers checks this first, or
+ * it would count signatures the contract skips.
+ */
+export function nonCanonical(signature: unknown): string | null {
+  if (typeof signature !== 'string' || !/^0x[0-9a-fA-F]{130}$/.test(signature)) {
+    return 'not 65 bytes of hex (r ‖ s ‖ v)';
+  }
+  const v = Number.parseInt(signature.slice(130), 16);
+  if (v !== 27 && v !== 28) return `v is ${v}, not 27 or 28`;
+  if (BigInt(`0x${signature.slice(66, 130)}`) > SECP256K1_N / 2n)
+    return 's is in the upper half of the curve order';
+  return null;
+}
+
+/**
  * EIP-2's rule: of the two valid `s` for one signature (`s` and `n − s`), only the one ≤ n/2 is accepted. A generic
  * ECDSA signer such as a KMS returns either, so the high one is flipped; that also flips which `v` recovers the key.
  */

@@ -2,7 +2,12 @@ import { createHash, generateKeyPairSync, sign as opensslSign } from 'node:crypt
 import { bytesToHex, type Hex, hexToBigInt, keccak256, parseSignature, recoverAddress, toHex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, sign } from 'viem/accounts';
 import { parseDerSignature } from '../../../../src/oracle/signer/der.js';
-import { lowS, SECP256K1_N, toEthereumSignature } from '../../../../src/oracle/signer/ethereum-signature.js';
+import {
+  lowS,
+  nonCanonical,
+  SECP256K1_N,
+  toEthereumSignature,
+} from '../../../../src/oracle/signer/ethereum-signature.js';
 
 const HALF_N = SECP256K1_N / 2n;
 
@@ -15,6 +20,27 @@ describe(lowS.name, () => {
   ])('maps s = %s to its low form', (_name, s, expected) => {
     expect(lowS(s)).toBe(expected);
     expect(lowS(s) <= HALF_N).toBe(true);
+  });
+});
+
+describe(nonCanonical.name, () => {
+  const r = 'ab'.repeat(32);
+  const withS = (s: bigint, v = '1b') => `0x${r}${s.toString(16).padStart(64, '0')}${v}`;
+
+  it('accepts what FerryOracleVerifier counts: 65 bytes, v 27 or 28, s up to n/2 included', () => {
+    expect(nonCanonical(withS(HALF_N))).toBeNull();
+    expect(nonCanonical(withS(1n, '1c'))).toBeNull();
+  });
+
+  it.each([
+    ['s = n/2 + 1', withS(HALF_N + 1n), 's is in the upper half of the curve order'],
+    ['v = 0', withS(1n, '00'), 'v is 0, not 27 or 28'],
+    ['v = 1', withS(1n, '01'), 'v is 1, not 27 or 28'],
+    ['64 bytes (EIP-2098 compact)', withS(1n).slice(0, 130), 'not 65 bytes of hex (r ‖ s ‖ v)'],
+    ['66 bytes', `${withS(1n)}00`, 'not 65 bytes of hex (r ‖ s ‖ v)'],
+    ['not a string', 42, 'not 65 bytes of hex (r ‖ s ‖ v)'],
+  ])('refuses %s', (_name, signature, reason) => {
+    expect(nonCanonical(signature)).toBe(reason);
   });
 });
 
