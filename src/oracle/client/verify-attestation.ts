@@ -1,4 +1,4 @@
-import { type Address, type Hex, isAddressEqual, recoverAddress } from 'viem';
+import { type Address, type Hex, isAddress, isAddressEqual, recoverAddress } from 'viem';
 import {
   type AttestationKind,
   type AttestationMessage,
@@ -39,8 +39,10 @@ export interface AttestationCheck {
 /**
  * Checks an attestation against Ferry's own view: the message id is recomputed from the message, the domain must be
  * the configured one, and each signature must be canonical (65 bytes, `v` 27 or 28, low `s`: what the verifier
- * contract counts) and recover (over the recomputed digest) to the signer it names, who must be in `signers`. Used by the solver's quorum and by `requests:verify`; it trusts neither the stored id, nor the
- * names, nor the `shadow` flags.
+ * contract counts) and recover (over the recomputed digest) to the signer it names, who must be in `signers`. Used by
+ * the solver's quorum and by `requests:verify`; it trusts neither the stored id, nor the names, nor the `shadow`
+ * flags. It never throws on what it is given: an answer of any shape (another oracle's) is a problem or a signature
+ * that does not count, so one oracle answering nonsense cannot fail the gathering of the others' attestation.
  */
 export async function checkAttestation(
   attestation: UntrustedAttestation,
@@ -59,26 +61,33 @@ export async function checkAttestation(
     problems.push(`messageId ${attestation.messageId} is not the message's ${messageId}`);
   }
   if (!sameDomain(domain, attestation.domain)) problems.push('domain is not the configured hub domain');
+  if (!Array.isArray(attestation.signatures)) problems.push('signatures is not a list');
   if (problems.length > 0) return { messageId, problems, signatures: [], counted: [] };
   const digest = digestOf(kind, attestation.message as AttestationMessage, domain);
   const checks: SignatureCheck[] = [];
   const counted: Address[] = [];
-  for (const { signer, signature } of attestation.signatures) {
-    const shape = nonCanonical(signature);
-    const recovered = shape
-      ? null
-      : await recoverAddress({ hash: digest, signature: signature as Hex }).catch(() => null);
+  for (const entry of attestation.signatures as readonly unknown[]) {
+    const fields = (entry ?? {}) as { signer?: unknown; signature?: unknown };
+    const signer = String(fields.signer);
+    const unnamed = isAddress(signer, { strict: false }) ? null : 'the signer it names is no address';
+    const shape = unnamed ? null : nonCanonical(fields.signature);
+    const recovered =
+      unnamed || shape
+        ? null
+        : await recoverAddress({ hash: digest, signature: fields.signature as Hex }).catch(() => null);
     const named = recovered !== null && isAddressEqual(recovered, signer as Address);
     const known = signers.find((candidate) => named && isAddressEqual(candidate, recovered));
-    const problem = shape
-      ? `not canonical: ${shape}`
-      : !recovered
-        ? 'does not recover'
-        : !named
-          ? `recovers to ${recovered}, not ${signer}`
-          : !known
-            ? 'signer is not in the configured signer set'
-            : null;
+    const problem = unnamed
+      ? unnamed
+      : shape
+        ? `not canonical: ${shape}`
+        : !recovered
+          ? 'does not recover'
+          : !named
+            ? `recovers to ${recovered}, not ${signer}`
+            : !known
+              ? 'signer is not in the configured signer set'
+              : null;
     checks.push({ signer, recovered, counted: problem === null, problem });
     if (known && !counted.some((address) => isAddressEqual(address, known))) counted.push(known);
   }
