@@ -3,8 +3,14 @@ import type { Attestation } from '../../../src/oracle/attestation.js';
 import { HttpSource } from '../../../src/oracle/client/attestation-sources.js';
 import { OracleGateway } from '../../../src/oracle/client/oracle-gateway.js';
 import { type Devnet, startDevnet } from '../../support/devnet.js';
-import { OracleFacts, orderIdOf } from '../../support/oracle-facts.js';
-import { HttpRelay, ORACLE_SIGNER_KEYS, type RunningOracle, startOracle } from '../../support/oracle.js';
+import { NATIVE, OracleFacts, orderIdOf } from '../../support/oracle-facts.js';
+import {
+  HttpRelay,
+  ORACLE_SIGNER_KEYS,
+  postJson,
+  type RunningOracle,
+  startOracle,
+} from '../../support/oracle.js';
 
 const TIMEOUT_MS = 5000;
 
@@ -81,4 +87,57 @@ describe(OracleGateway.name, () => {
       ]);
     },
   );
+
+  it("an oracle answering a fill with the same payment's refund (genuinely signed) does not make it the fill's attestation", async () => {
+    const orderId = orderIdOf('gateway-refund-for-fill');
+    const recipient = `0x${'c3'.repeat(20)}` as Address;
+    const receipt = await facts.pay(NATIVE, recipient, 5_000n, orderId);
+    const request = {
+      chainId: 31337,
+      transactionId: receipt.transactionHash,
+      orderId,
+      recipient,
+      currency: NATIVE,
+      minimumAmount: '5000',
+    };
+    const refundBy = async (oracle: RunningOracle) =>
+      (await postJson(oracle.url, '/attestations/solver-refunds/v1', request)).body as unknown as Attestation;
+    const [refund7, refund8] = [await refundBy(honest), await refundBy(other)];
+    // Both trusted signers signed the refund: more than the one honest fill answer beside it.
+    const sut = await gatewayWithLiar(() => ({
+      ...refund8,
+      signatures: [...refund7.signatures, ...refund8.signatures],
+    }));
+
+    const gathered = await sut.attest('solver-fill', request);
+
+    expect(gathered.attestation.kind).toBe('solver-fill');
+    expect(gathered.attestation.messageId).not.toBe(refund8.messageId);
+    expect(gathered.counted).toEqual([honest.signer.address]);
+  });
+
+  it("an oracle answering another deposit's attestation, signed by more trusted signers, does not displace the one asked", async () => {
+    const asked = await facts.depositNative(orderIdOf('gateway-deposit-asked'), 1_000n);
+    const another = await facts.depositNative(orderIdOf('gateway-deposit-another'), 2_000n);
+    const depositBy = async (oracle: RunningOracle) =>
+      (
+        await postJson(oracle.url, '/attestations/depository-deposits/v1', {
+          chainId: 31337,
+          transactionId: another.transactionHash,
+        })
+      ).body as unknown as Attestation;
+    const [another7, another8] = [await depositBy(honest), await depositBy(other)];
+    const sut = await gatewayWithLiar(() => ({
+      ...another8,
+      signatures: [...another7.signatures, ...another8.signatures],
+    }));
+
+    const gathered = await sut.attest('depository-deposit', {
+      chainId: 31337,
+      transactionId: asked.transactionHash,
+    });
+
+    expect(gathered.attestation.message.data.transactionId).toBe(asked.transactionHash);
+    expect(gathered.counted).toEqual([honest.signer.address]);
+  });
 });
