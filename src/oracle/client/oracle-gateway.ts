@@ -13,8 +13,8 @@ export interface GatheredAttestation<K extends AttestationKind = AttestationKind
 
 /**
  * Ferry's side of the oracle: asks every configured source for the same attestation, checks each answer against
- * Ferry's own domain and signer set (checkAttestation), and keeps the message the most trusted signers agree on,
- * with their signatures. A source that refuses, fails or disagrees only counts for nothing; when every source
+ * Ferry's own domain and signer set (checkAttestation), and keeps, among the answers to the question asked
+ * (`answersRequest`), the message the most trusted signers agree on, with their signatures. A source that refuses, fails or disagrees only counts for nothing; when every source
  * refuses, the refusal is the answer (AttestationRefused).
  */
 export class OracleGateway {
@@ -38,7 +38,9 @@ export class OracleGateway {
     for (const answer of answers) {
       if (answer.status !== 'fulfilled') continue;
       const check = await checkAttestation(answer.value, this.domain, this.signers);
-      if (check.problems.length > 0 || !check.messageId) continue;
+      if (check.problems.length > 0 || !check.messageId || !answersRequest(kind, request, answer.value)) {
+        continue;
+      }
       const group = byMessage.get(check.messageId) ?? {
         attestation: answer.value,
         signatures: [],
@@ -56,6 +58,31 @@ export class OracleGateway {
     if (!best || best.counted.length === 0) throw refusalOf(answers);
     return { attestation: { ...best.attestation, signatures: best.signatures }, counted: best.counted };
   }
+}
+
+/**
+ * Whether an answer is about what was asked: the same kind, chain and transaction, and for a fill or refund the same
+ * order terms, for a deposit or withdrawal the deposit or event named. Another fact's attestation may be genuinely
+ * signed (the same payment read as a refund, another deposit): counted, it would outvote the answer asked for.
+ */
+function answersRequest<K extends AttestationKind>(
+  kind: K,
+  request: AttestationRequests[K],
+  attestation: Attestation,
+): boolean {
+  if (attestation.kind !== kind) return false;
+  const { data, result } = attestation.message as unknown as Record<
+    'data' | 'result',
+    Record<string, unknown>
+  >;
+  const asked = request as unknown as Record<string, unknown>;
+  const same = (field: string, answered: unknown) =>
+    asked[field] === undefined || String(answered).toLowerCase() === String(asked[field]).toLowerCase();
+  if (!same('chainId', data.chainId) || !same('transactionId', data.transactionId)) return false;
+  if (kind === 'solver-fill' || kind === 'solver-refund') {
+    return ['orderId', 'recipient', 'currency', 'minimumAmount'].every((field) => same(field, data[field]));
+  }
+  return same('depositId', result.depositId) && same('logIndex', result.logIndex);
 }
 
 /** Why nothing usable came back: the first refusal (the fact is not on chain as asked), else the first failure. */
