@@ -202,7 +202,7 @@ export class FillJob {
       settlement.entry.id === fill.id &&
       settlement.receipt.status === 'success'
     ) {
-      await this.succeed(facts, destination, fill.txHash, settlement.receipt);
+      await this.succeed(facts, destination, fill, settlement.receipt);
       return 'done';
     }
     const reverted = settlement.kind === 'mined' && settlement.entry.id === fill.id;
@@ -223,10 +223,15 @@ export class FillJob {
   private async succeed(
     { quote, deposit }: RequestFacts,
     destination: ChainInfo,
-    txHash: Hash,
+    fill: JournalEntry,
     receipt: TransactionReceipt,
   ): Promise<void> {
-    const transaction = await this.deps.clients.of(destination).getTransaction({ hash: txHash });
+    // The receipt is the fill's (its hash is the hash of the bytes the journal signed and stored), so the value those
+    // bytes carry is the value the chain executed: no need to read the transaction back.
+    const transaction =
+      receipt.transactionHash.toLowerCase() === fill.txHash.toLowerCase()
+        ? { from: receipt.from, value: fill.value }
+        : await this.deps.clients.of(destination).getTransaction({ hash: fill.txHash as Hash });
     const mined = await this.deps.journal.minedFacts(destination, receipt);
     const actuals = fillActuals({
       quote,
@@ -247,7 +252,7 @@ export class FillJob {
       type: 'RecordFillSuccess',
       data: {
         chainId: destination.id,
-        txHash,
+        txHash: fill.txHash,
         ...mined,
         currencyOut: actuals.currencyOut,
         rate: actuals.rate,

@@ -1,4 +1,5 @@
 import type { Hex, PrivateKeyAccount } from 'viem';
+import { NextRead } from '../chains/block-reads.js';
 import type { ChainInfo } from '../chains/chain.js';
 import type { Database } from '../database/database.js';
 import type { EvmClients } from './evm-clients.js';
@@ -19,6 +20,8 @@ const MAYBE_SENT =
  * broadcasts of stored bytes whose every attempt (and its error) is written on the entry.
  */
 export class JournalSender {
+  private readonly feeReads = new Map<number, NextRead<TxFees>>();
+
   constructor(
     private readonly db: Database,
     private readonly clients: EvmClients,
@@ -39,10 +42,21 @@ export class JournalSender {
     });
   }
 
-  /** The chain's fees for a transaction now (viem's estimate from the latest block). */
-  async fees(chain: ChainInfo): Promise<TxFees> {
-    const estimate = await this.clients.of(chain).estimateFeesPerGas();
-    return { maxFeePerGas: estimate.maxFeePerGas, maxPriorityFeePerGas: estimate.maxPriorityFeePerGas };
+  /**
+   * The chain's fees for a transaction now (viem's estimate from the latest block: a block and a priority-fee read).
+   * Transactions prepared at once share one estimate that started after each asked (`NextRead`): a round of fills
+   * costs two reads, not two per fill, and no fill is signed with fees read before it asked.
+   */
+  fees(chain: ChainInfo): Promise<TxFees> {
+    let next = this.feeReads.get(chain.id);
+    if (!next) {
+      next = new NextRead();
+      this.feeReads.set(chain.id, next);
+    }
+    return next.get(async () => {
+      const estimate = await this.clients.of(chain).estimateFeesPerGas();
+      return { maxFeePerGas: estimate.maxFeePerGas, maxPriorityFeePerGas: estimate.maxPriorityFeePerGas };
+    });
   }
 
   /** Sends an entry's stored bytes and writes the attempt on it. */

@@ -6,6 +6,7 @@ import {
   type PrivateKeyAccount,
   type TransactionReceipt,
 } from 'viem';
+import { NextRead } from '../chains/block-reads.js';
 import type { ChainInfo } from '../chains/chain.js';
 import type { Database, SqlExecutor } from '../database/database.js';
 import type { EvmClients } from './evm-clients.js';
@@ -143,6 +144,7 @@ export function isSamePayment(mined: JournalEntry, entry: JournalEntry): boolean
  */
 export class TransactionJournal {
   private readonly queues = new Map<number, Promise<unknown>>();
+  private readonly pendingCounts = new Map<number, NextRead<number>>();
   private readonly sender: JournalSender;
   private readonly settlement: JournalSettlement;
 
@@ -206,7 +208,9 @@ export class TransactionJournal {
 
   /**
    * The chain reads `record` needs before it takes a nonce: gas (estimated: throws when the transaction would
-   * revert), fees and the account's pending nonce, read together. Nothing is stored.
+   * revert), fees and the account's pending nonce, read together. Nothing is stored. The nonce and the fees are read
+   * once for every transaction prepared at the same time (`NextRead`: each from a read that started after it asked);
+   * the nonce is only a floor under the one reserved in the database.
    */
   async prepare(chain: ChainInfo, intent: TxIntent): Promise<PreparedTx> {
     const client = this.clients.of(chain);
@@ -214,7 +218,7 @@ export class TransactionJournal {
     const [gas, fees, chainNonce] = await Promise.all([
       client.estimateGas({ account: from, to: intent.to, value: intent.value, data: intent.data }),
       this.sender.fees(chain),
-      client.getTransactionCount({ address: from, blockTag: 'pending' }),
+      this.pendingCount(chain).get(() => client.getTransactionCount({ address: from, blockTag: 'pending' })),
     ]);
     return { intent, gas, fees, chainNonce: BigInt(chainNonce) };
   }
@@ -250,6 +254,15 @@ export class TransactionJournal {
           : new LeaseLostError(`${item.meta.purpose} ${item.meta.jobKey ?? ''}`),
       );
     });
+  }
+
+  private pendingCount(chain: ChainInfo): NextRead<number> {
+    let next = this.pendingCounts.get(chain.id);
+    if (!next) {
+      next = new NextRead();
+      this.pendingCounts.set(chain.id, next);
+    }
+    return next;
   }
 
   /** Marks a held entry broadcast (durably, first), then sends its stored bytes. */
