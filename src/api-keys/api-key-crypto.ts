@@ -8,7 +8,8 @@ import {
 } from 'node:crypto';
 
 /**
- * The pure cryptography of API keys. No I/O, no logging: the plaintext key only passes through here.
+ * The pure cryptography of API keys (and of the webhook header values stored with them). No I/O, no logging: the
+ * plaintext key only passes through here.
  *
  * One configured secret (`API_KEY_ENCRYPTION_KEY`, 32 bytes) is never used directly: two sub-keys are derived from
  * it with HKDF-SHA256, one for the lookup hash (HMAC-SHA256) and one for the recoverable copy (AES-256-GCM), so
@@ -73,17 +74,58 @@ export function hashesEqual(a: string, b: string): boolean {
  * key's row id) binds the ciphertext to its row: copied onto another row it no longer decrypts.
  */
 export function encryptApiKey(encryptionKey: Buffer, key: string, associatedData: string): string {
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', encryptionKey, iv, { authTagLength: TAG_BYTES });
-  cipher.setAAD(Buffer.from(associatedData, 'utf8'));
-  const ciphertext = Buffer.concat([cipher.update(key, 'utf8'), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64');
+  return seal(encryptionKey, key, associatedData);
 }
 
 /** The inverse of `encryptApiKey`; throws when the ciphertext, the associated data or the secret is wrong. */
 export function decryptApiKey(encryptionKey: Buffer, sealed: string, associatedData: string): string {
+  return open(encryptionKey, sealed, associatedData, 'The encrypted API key');
+}
+
+/**
+ * The value of a webhook custom header (often the integrator's own receiver credential), sealed as the API key is
+ * (same sub-key, same format). The associated data names the key's row and the header, so a sealed value moved to
+ * another key, another header, or into `key_ciphertext` no longer decrypts.
+ */
+export function encryptWebhookHeaderValue(
+  encryptionKey: Buffer,
+  value: string,
+  apiKeyId: string,
+  headerName: string,
+): string {
+  return seal(encryptionKey, value, webhookHeaderContext(apiKeyId, headerName));
+}
+
+/** The inverse of `encryptWebhookHeaderValue`; throws (without the value) when anything is wrong. */
+export function decryptWebhookHeaderValue(
+  encryptionKey: Buffer,
+  sealed: string,
+  apiKeyId: string,
+  headerName: string,
+): string {
+  return open(
+    encryptionKey,
+    sealed,
+    webhookHeaderContext(apiKeyId, headerName),
+    `The encrypted value of webhook header ${headerName} of API key ${apiKeyId}`,
+  );
+}
+
+/** A row id is a UUID (no newline), so this never equals the API key's associated data (the bare id). */
+const webhookHeaderContext = (apiKeyId: string, headerName: string): string =>
+  `${apiKeyId}\nwebhook-header\n${headerName}`;
+
+function seal(encryptionKey: Buffer, plaintext: string, associatedData: string): string {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', encryptionKey, iv, { authTagLength: TAG_BYTES });
+  cipher.setAAD(Buffer.from(associatedData, 'utf8'));
+  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64');
+}
+
+function open(encryptionKey: Buffer, sealed: string, associatedData: string, what: string): string {
   const bytes = Buffer.from(sealed, 'base64');
-  if (bytes.length <= IV_BYTES + TAG_BYTES) throw new Error('The encrypted API key is truncated');
+  if (bytes.length < IV_BYTES + TAG_BYTES) throw new Error(`${what} is truncated`);
   const decipher = createDecipheriv('aes-256-gcm', encryptionKey, bytes.subarray(0, IV_BYTES), {
     authTagLength: TAG_BYTES,
   });
@@ -94,9 +136,7 @@ export function decryptApiKey(encryptionKey: Buffer, sealed: string, associatedD
       'utf8',
     );
   } catch {
-    throw new Error(
-      'The encrypted API key does not decrypt under the configured secret (tampered or wrong key)',
-    );
+    throw new Error(`${what} does not decrypt under the configured secret (tampered or wrong key)`);
   }
 }
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../common/http/api-error.js';
 import type { AppConfig } from '../config/app-config.js';
@@ -7,8 +7,10 @@ import { DATABASE, type Database } from '../database/database.js';
 import {
   type ApiKeySecrets,
   decryptApiKey,
+  decryptWebhookHeaderValue,
   deriveSecrets,
   encryptApiKey,
+  encryptWebhookHeaderValue,
   generateApiKey,
   hashApiKey,
   hashesEqual,
@@ -51,13 +53,13 @@ export interface ApiKeySummary extends AuthenticatedApiKey {
   readonly revokedAt: Date | null;
 }
 
-/** A key with its webhook settings, for the webhook sender. */
+/** A key with its webhook header values decrypted: for the webhook sender only (`get`). */
 export interface ApiKeyDetails extends ApiKeySummary {
   readonly webhookHeaders: Readonly<Record<string, string>>;
 }
 
 /** The answer to `create`: the only time the plaintext key is available without the secret. */
-export interface CreatedApiKey extends ApiKeyDetails {
+export interface CreatedApiKey extends ApiKeySummary {
   readonly key: string;
 }
 
@@ -77,7 +79,7 @@ interface ApiKeyRow {
   kyb_verified: boolean;
   revenue_share_address: string | null;
   webhook_url: string | null;
-  webhook_headers: Record<string, string>;
+  webhook_headers: StoredHeaders;
   created_at: Date;
   revoked_at: Date | null;
   webhook_disabled_at: Date | null;
@@ -101,14 +103,23 @@ type AuthenticatedRow = Pick<
 >;
 const AUTHENTICATED_COLUMNS = `id, label, key_prefix, rate_limit_per_minute, fee_sponsorship_enabled, sponsor_address,
   kyb_verified, revenue_share_address`;
+/**
+ * `api_keys.webhook_headers`: header name → `{sealed}` (base64 AES-256-GCM, `encryptWebhookHeaderValue`). A plain
+ * string is a value stored in clear before header values were encrypted: still read, encrypted at start-up
+ * (`encryptClearWebhookHeaders`) and never written again.
+ */
+type StoredHeaders = Record<string, string | { readonly sealed: string }>;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * API keys in the `api_keys` table. The plaintext key is returned by `create` once and by `reveal` (for the webhook
- * signer); it is stored only as a lookup hash and an authenticated ciphertext, and is never logged.
+ * signer); it is stored only as a lookup hash and an authenticated ciphertext, and is never logged. Webhook header
+ * values are sealed the same way and decrypted only by `get` (for the webhook sender); everything else shows their
+ * names.
  */
 @Injectable()
-export class ApiKeysService {
+export class ApiKeysService implements OnApplicationBootstrap {
   private readonly secrets: ApiKeySecrets;
 
   constructor(
@@ -116,6 +127,11 @@ export class ApiKeysService {
     @Inject(APP_CONFIG) config: Pick<AppConfig, 'apiKeys'>,
   ) {
     this.secrets = deriveSecrets(config.apiKeys.encryptionKey);
+  }
+
+  /** The server encrypts header values a release before this one stored in clear, before it serves anything. */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.encryptClearWebhookHeaders();
   }
 
   /** Creates a key; throws ApiError INVALID_INPUT for bad settings. */
@@ -137,11 +153,11 @@ export class ApiKeysService {
         valid.rateLimitPerMinute,
         valid.feeSponsorshipEnabled,
         valid.webhookUrl,
-        JSON.stringify(valid.webhookHeaders),
+        JSON.stringify(this.sealHeaders(id, valid.webhookHeaders)),
         valid.sponsorAddress,
       ],
     );
-    return { ...toDetails(rows[0]), key };
+    return { ...toSummary(rows[0]), key };
   }
 
   /** Every key, oldest first, revoked ones included; no secrets. */
@@ -152,11 +168,43 @@ export class ApiKeysService {
     return rows.map(toSummary);
   }
 
-  /** One key with its webhook settings, or null. */
+  /**
+   * One key with its webhook header values decrypted, or null: for the webhook sender, which puts them on the wire
+   * and nowhere else. Throws (naming the header, never its value) when a value does not decrypt under the
+   * configured secret.
+   */
   async get(id: string): Promise<ApiKeyDetails | null> {
     if (!UUID.test(id)) return null;
     const { rows } = await this.db.query<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1`, [id]);
-    return rows[0] ? toDetails(rows[0]) : null;
+    if (!rows[0]) return null;
+    return { ...toSummary(rows[0]), webhookHeaders: this.openHeaders(rows[0].id, rows[0].webhook_headers) };
+  }
+
+  /**
+   * Encrypts the header values still stored in clear (written before values were encrypted); resolves to the
+   * number of keys changed. Idempotent and safe beside other instances doing the same: a row is rewritten only if
+   * it is still what was read.
+   */
+  async encryptClearWebhookHeaders(): Promise<number> {
+    const { rows } = await this.db.query<{ id: string; webhook_headers: StoredHeaders }>(
+      `SELECT id, webhook_headers FROM api_keys
+        WHERE EXISTS (SELECT 1 FROM jsonb_each(webhook_headers) h WHERE jsonb_typeof(h.value) = 'string')`,
+    );
+    let changed = 0;
+    for (const row of rows) {
+      const sealed = Object.fromEntries(
+        Object.entries(row.webhook_headers).map(([name, value]) => [
+          name,
+          typeof value === 'string' ? this.sealHeader(row.id, name, value) : value,
+        ]),
+      );
+      const result = await this.db.query(
+        'UPDATE api_keys SET webhook_headers = $2::jsonb WHERE id = $1 AND webhook_headers = $3::jsonb',
+        [row.id, JSON.stringify(sealed), JSON.stringify(row.webhook_headers)],
+      );
+      changed += result.rowCount;
+    }
+    return changed;
   }
 
   /**
@@ -216,7 +264,7 @@ export class ApiKeysService {
     idOrPrefix: string,
     endpoint: { url: string; headers?: Readonly<Record<string, string>> },
     check: (url: string, headers: Readonly<Record<string, string>>) => Promise<string | null>,
-  ): Promise<ApiKeyDetails> {
+  ): Promise<ApiKeySummary> {
     const row = await this.resolve(idOrPrefix);
     const headers = endpoint.headers ?? {};
     const problem = await check(endpoint.url, headers);
@@ -225,9 +273,9 @@ export class ApiKeysService {
       `UPDATE api_keys SET webhook_url = $2, webhook_headers = $3::jsonb, webhook_disabled_at = NULL,
               webhook_disabled_reason = NULL
         WHERE id = $1 RETURNING ${COLUMNS}`,
-      [row.id, endpoint.url, JSON.stringify(headers)],
+      [row.id, endpoint.url, JSON.stringify(this.sealHeaders(row.id, headers))],
     );
-    return toDetails(rows[0]);
+    return toSummary(rows[0]);
   }
 
   /**
@@ -252,7 +300,7 @@ export class ApiKeysService {
   }
 
   /** Removes the key's webhook endpoint; no new deliveries are made for it. */
-  async removeWebhook(idOrPrefix: string): Promise<ApiKeyDetails> {
+  async removeWebhook(idOrPrefix: string): Promise<ApiKeySummary> {
     const row = await this.resolve(idOrPrefix);
     const { rows } = await this.db.query<ApiKeyRow>(
       `UPDATE api_keys SET webhook_url = NULL, webhook_headers = '{}'::jsonb, webhook_disabled_at = NULL,
@@ -260,7 +308,7 @@ export class ApiKeysService {
         WHERE id = $1 RETURNING ${COLUMNS}`,
       [row.id],
     );
-    return toDetails(rows[0]);
+    return toSummary(rows[0]);
   }
 
   /** Stops deliveries to the key's endpoint (its receiver answered 410 Gone), keeping the settings for an operator. */
@@ -269,6 +317,27 @@ export class ApiKeysService {
       `UPDATE api_keys SET webhook_disabled_at = $2, webhook_disabled_reason = $3
         WHERE id = $1 AND webhook_disabled_at IS NULL`,
       [id, at.toISOString(), reason],
+    );
+  }
+
+  private sealHeader(apiKeyId: string, name: string, value: string): { sealed: string } {
+    return { sealed: encryptWebhookHeaderValue(this.secrets.encryptionKey, value, apiKeyId, name) };
+  }
+
+  private sealHeaders(apiKeyId: string, headers: Readonly<Record<string, string>>): StoredHeaders {
+    return Object.fromEntries(
+      Object.entries(headers).map(([name, value]) => [name, this.sealHeader(apiKeyId, name, value)]),
+    );
+  }
+
+  private openHeaders(apiKeyId: string, stored: StoredHeaders | null): Record<string, string> {
+    return Object.fromEntries(
+      Object.entries(stored ?? {}).map(([name, value]) => [
+        name,
+        typeof value === 'string'
+          ? value
+          : decryptWebhookHeaderValue(this.secrets.encryptionKey, value.sealed, apiKeyId, name),
+      ]),
     );
   }
 
@@ -334,8 +403,4 @@ function toSummary(row: ApiKeyRow): ApiKeySummary {
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
   };
-}
-
-function toDetails(row: ApiKeyRow): ApiKeyDetails {
-  return { ...toSummary(row), webhookHeaders: { ...(row.webhook_headers ?? {}) } };
 }

@@ -1,8 +1,10 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { ApiKeysService } from '../../src/api-keys/api-keys.service.js';
+import { DATABASE, type Database } from '../../src/database/database.js';
 import { sampleLifecycle, sampleQuote } from '../../src/requests/domain/sample-requests.js';
 import { WebhookDeliveriesService } from '../../src/webhooks/delivery/webhook-deliveries.service.js';
 import { verifyWebhook } from '../../src/webhooks/index.js';
+import { startTestApp } from '../support/app.js';
 import {
   driveRequest as drive,
   nextSample,
@@ -62,6 +64,69 @@ describe('request.status.updated webhooks', () => {
     }
     expect(new Set(received.map((w) => w.headers['x-webhook-id'])).size).toBe(4);
     expect(verifyWebhook(received[0].body, received[0].headers, 'fk_wrong_key')).toMatchObject({ ok: false });
+  });
+
+  it('stores a custom header value only encrypted, shows it in no admin answer, and still sends it', async () => {
+    const adminToken = 'a'.repeat(40);
+    h = await harness({ ADMIN_API_TOKEN: adminToken });
+    const secret = `receiver-token-${randomBytes(16).toString('hex')}`;
+    const key = await h.app.app.get(ApiKeysService).create({
+      label: 'receiver credentials',
+      webhookUrl: h.receiver.url,
+      webhookHeaders: { Authorization: `Bearer ${secret}` },
+    });
+    const db = h.app.app.get<Database>(DATABASE);
+    const dump = async () =>
+      (
+        await db.query<{ text: string }>(
+          "SELECT string_agg(row_to_json(k)::text, ',') AS text FROM api_keys k",
+        )
+      ).rows[0].text;
+    expect(await dump()).toContain(key.id);
+    expect(await dump()).not.toContain(secret);
+
+    const admin = (method: 'GET' | 'PUT', url: string, payload?: object) =>
+      h!.app.http.inject({ method, url, headers: { 'x-admin-token': adminToken }, payload });
+    const answers = [
+      await admin('PUT', `/admin/api-keys/${key.id}/webhook`, {
+        url: h.receiver.url,
+        headers: { Authorization: `Bearer ${secret}` },
+      }),
+      await admin('GET', '/admin/api-keys/revenue-share'),
+      await admin('GET', `/admin/api-keys/${key.id}/revenue-share`),
+    ];
+    for (const answer of answers) {
+      expect(answer.statusCode).toBe(200);
+      expect(answer.body).not.toContain(secret);
+    }
+    expect(JSON.parse(answers[0].body)).toMatchObject({ headerNames: ['Authorization'] });
+    expect(await dump()).not.toContain(secret);
+
+    await drive(h, 2, { apiKeyId: key.id });
+    const [webhook] = await h.receiver.waitFor(1);
+    expect(webhook.headers.authorization).toBe(`Bearer ${secret}`);
+    expect(verifyWebhook(webhook.body, webhook.headers, key.key)).toEqual({ ok: true });
+  });
+
+  it('encrypts header values an earlier release stored in clear when an instance starts', async () => {
+    h = await harness();
+    const db = h.app.app.get<Database>(DATABASE);
+    const legacy = `legacy-clear-${randomBytes(8).toString('hex')}`;
+    await db.query('UPDATE api_keys SET webhook_headers = $2::jsonb WHERE id = $1', [
+      h.key.id,
+      JSON.stringify({ 'X-Integrator': legacy }),
+    ]);
+    const second = await startTestApp({ WEBHOOKS_RUN: 'false' }, [], undefined, h.app.database);
+    await second.close();
+    const { rows } = await db.query<{ text: string }>(
+      'SELECT row_to_json(k)::text AS text FROM api_keys k WHERE id = $1',
+      [h.key.id],
+    );
+    expect(rows[0].text).not.toContain(legacy);
+
+    await drive(h, 2);
+    const [webhook] = await h.receiver.waitFor(1);
+    expect(webhook.headers['x-integrator']).toBe(legacy);
   });
 
   it('announces nothing for a quote that is never deposited, even when it expires', async () => {

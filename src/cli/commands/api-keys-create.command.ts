@@ -109,7 +109,7 @@ export async function createApiKeyCommand(
     output.err(`Cannot create the API key: ${error.message}`);
     return 1;
   }
-  const headers = Object.keys(created.webhookHeaders);
+  const headers = created.webhookHeaderNames;
   output.out(`Created API key ${created.id} "${created.label}"`);
   output.out(`  key:             ${created.key}`);
   output.out(`  prefix:          ${created.keyPrefix}`);

@@ -2,7 +2,7 @@
  * Shared by the `webhooks:*` commands: their header options and the way they print deliveries. (Named like a command
  * file to sit beside them; it registers nothing.)
  */
-import type { ApiKeyDetails } from '../../api-keys/api-keys.service.js';
+import type { ApiKeySummary } from '../../api-keys/api-keys.service.js';
 import type { DeliveryState, DeliverySummary } from '../../webhooks/delivery/webhook-deliveries.service.js';
 import { formatTime } from './api-keys-list.command.js';
 
@@ -60,7 +60,7 @@ const sortedNames = (names: readonly string[]): string[] =>
   [...names].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
 
 /** The summary lines of an endpoint after `webhooks:set` / `webhooks:remove` (header names only). */
-export function endpointLines(key: ApiKeyDetails): string[] {
+export function endpointLines(key: ApiKeySummary): string[] {
   return [
     `  url:      ${key.webhookUrl ?? '-'}`,
     `  headers:  ${key.webhookHeaderNames.length ? sortedNames(key.webhookHeaderNames).join(', ') : '-'}`,

@@ -13,7 +13,7 @@ import {
   Min,
   ValidateBy,
 } from 'class-validator';
-import type { ApiKeyDetails } from '../../api-keys/api-keys.service.js';
+import type { ApiKeySummary } from '../../api-keys/api-keys.service.js';
 import { REQUEST_ID_PATTERN } from '../../requests/status/request-status.dto.js';
 import type {
   DeliveryAttempt,
@@ -101,7 +101,7 @@ export class WebhookSettingsDto {
   readonly disabledReason!: string | null;
 }
 
-export function toWebhookSettings(key: ApiKeyDetails): WebhookSettingsDto {
+export function toWebhookSettings(key: ApiKeySummary): WebhookSettingsDto {
   return {
     apiKeyId: key.id,
     keyPrefix: key.keyPrefix,

@@ -49,10 +49,11 @@ describe.each(['postgres', 'pglite'] as const)('ApiKeysService on %s', (kind) =>
       rateLimitPerMinute: 120,
       feeSponsorshipEnabled: true,
       webhookUrl: 'https://hooks.acme.example/ferry',
-      webhookHeaders: { Authorization: 'Bearer hook-token' },
       webhookHeaderNames: ['Authorization'],
       revokedAt: null,
     });
+    // The header's value went in; it does not come back out (only the webhook sender decrypts it, through get()).
+    expect(JSON.stringify(created)).not.toContain('hook-token');
     expect(created.keyPrefix).toBe(created.key.slice(0, 10));
     expect(created.createdAt).toBeInstanceOf(Date);
 
@@ -133,6 +134,99 @@ describe.each(['postgres', 'pglite'] as const)('ApiKeysService on %s', (kind) =>
     const other = serviceWith(db, randomBytes(32));
     expect(await other.authenticate(created.key)).toBeNull();
     await expect(other.reveal(created.id)).rejects.toThrow(/does not decrypt under the configured secret/);
+  });
+
+  it('stores webhook header values only encrypted, each bound to its key and header name', async () => {
+    const value = `Bearer receiver-${randomBytes(12).toString('hex')}`;
+    const created = await sut.create({
+      label: 'header storage',
+      webhookUrl: 'https://hooks.acme.example/ferry',
+      webhookHeaders: { Authorization: value, 'X-Tenant': 'acme-tenant-7' },
+    });
+    const raw = async (id: string) =>
+      (
+        await db.query<{ text: string; headers: Record<string, unknown> }>(
+          'SELECT row_to_json(k)::text AS text, webhook_headers AS headers FROM api_keys k WHERE id = $1',
+          [id],
+        )
+      ).rows[0];
+    const row = await raw(created.id);
+    expect(row.text).not.toContain(value);
+    expect(row.text).not.toContain(value.slice('Bearer '.length));
+    expect(row.text).not.toContain('acme-tenant-7');
+    expect(row.headers).toEqual({
+      Authorization: { sealed: expect.stringMatching(/^[A-Za-z0-9+/]+=*$/) },
+      'X-Tenant': { sealed: expect.stringMatching(/^[A-Za-z0-9+/]+=*$/) },
+    });
+    // Fresh IV per value: equal values do not show as equal ciphertexts.
+    const twin = await sut.create({ label: 'twin', webhookHeaders: { Authorization: value } });
+    expect((await raw(twin.id)).headers).not.toEqual({ Authorization: row.headers.Authorization });
+
+    // Only the webhook sender's get() decrypts; every other answer carries names only.
+    expect((await sut.get(created.id))?.webhookHeaders).toEqual({
+      Authorization: value,
+      'X-Tenant': 'acme-tenant-7',
+    });
+    const replaced = await sut.setWebhook(
+      created.id,
+      { url: 'https://hooks.acme.example/v2', headers: { Authorization: value } },
+      async () => null,
+    );
+    for (const answer of [created, replaced, await sut.find(created.id), await sut.list()]) {
+      expect(JSON.stringify(answer)).not.toContain(value.slice('Bearer '.length));
+    }
+    expect(replaced.webhookHeaderNames).toEqual(['Authorization']);
+    expect((await sut.get(created.id))?.webhookHeaders).toEqual({ Authorization: value });
+
+    // Another secret cannot read it; a sealed value moved to another header or another key does not decrypt.
+    await expect(serviceWith(db, randomBytes(32)).get(created.id)).rejects.toThrow(
+      /webhook header Authorization .* does not decrypt under the configured secret/,
+    );
+    const sealed = (await raw(created.id)).headers.Authorization;
+    await db.query('UPDATE api_keys SET webhook_headers = $2::jsonb WHERE id = $1', [
+      created.id,
+      JSON.stringify({ 'X-Other': sealed }),
+    ]);
+    await expect(sut.get(created.id)).rejects.toThrow(/tampered or wrong key/);
+    await db.query('UPDATE api_keys SET webhook_headers = $2::jsonb WHERE id = $1', [
+      twin.id,
+      JSON.stringify({ Authorization: sealed }),
+    ]);
+    await expect(sut.get(twin.id)).rejects.toThrow(/tampered or wrong key/);
+    const error = await sut.get(twin.id).catch((e: Error) => e);
+    expect(String(error)).not.toContain(value.slice('Bearer '.length));
+  });
+
+  it('reads header values stored in clear by an earlier release, and encrypts them in place', async () => {
+    const key = await sut.create({ label: 'legacy headers', webhookUrl: 'https://hooks.acme.example/ferry' });
+    const sealedKey = await sut.create({ label: 'already sealed', webhookHeaders: { 'X-A': 'sealed-one' } });
+    const value = `Bearer legacy-${randomBytes(12).toString('hex')}`;
+    const before = (
+      await db.query<{ headers: unknown }>('SELECT webhook_headers AS headers FROM api_keys WHERE id = $1', [
+        sealedKey.id,
+      ])
+    ).rows[0].headers;
+    // As the previous release wrote them: values in clear, one of them next to an already sealed one.
+    await db.query('UPDATE api_keys SET webhook_headers = $2::jsonb WHERE id = $1', [
+      key.id,
+      JSON.stringify({ Authorization: value, 'X-Tenant': 'acme' }),
+    ]);
+    expect((await sut.get(key.id))?.webhookHeaders).toEqual({ Authorization: value, 'X-Tenant': 'acme' });
+
+    expect(await sut.encryptClearWebhookHeaders()).toBe(1);
+    const { rows } = await db.query<{ id: string; text: string; headers: unknown }>(
+      'SELECT id, row_to_json(k)::text AS text, webhook_headers AS headers FROM api_keys k WHERE id = ANY($1)',
+      [[key.id, sealedKey.id]],
+    );
+    const legacy = rows.find((row) => row.id === key.id)!;
+    expect(legacy.text).not.toContain(value.slice('Bearer '.length));
+    expect(legacy.headers).toEqual({
+      Authorization: { sealed: expect.any(String) },
+      'X-Tenant': { sealed: expect.any(String) },
+    });
+    expect(rows.find((row) => row.id === sealedKey.id)!.headers).toEqual(before);
+    expect((await sut.get(key.id))?.webhookHeaders).toEqual({ Authorization: value, 'X-Tenant': 'acme' });
+    expect(await sut.encryptClearWebhookHeaders()).toBe(0);
   });
 
   it('reveals the plaintext for the webhook signer, and refuses a tampered or moved ciphertext', async () => {
