@@ -5,6 +5,7 @@ import { type ChainRegistry, loadChainRegistry } from '../chains/chain-registry.
 import { ConfigError } from './config.error.js';
 import { type OracleClientConfig, oracleClientConfig } from './oracle-client-config.js';
 import { loadConfigFile, type LoadedConfigFile } from './config-file.js';
+import { longestUnrecordedAttemptMs, ROUND_WAIT_MS } from '../webhooks/webhook-lease.js';
 import { type PriceSourceConfig, priceSourceConfig } from './price-source-config.js';
 import type { Env } from './resolve-placeholders.js';
 
@@ -178,20 +179,7 @@ export function loadAppConfig(env: Env, configDir = resolve('configs')): AppConf
       ),
     },
     v2: v2Schedule(read),
-    webhooks: {
-      run: read.boolean('webhooks.run'),
-      retry: {
-        baseMs: read.integer('webhooks.retry.baseMs', 0, 86_400_000),
-        maxMs: read.integer('webhooks.retry.maxMs', 0, 86_400_000),
-        factor: read.decimal('webhooks.retry.factor', 1, 100),
-        jitter: read.decimal('webhooks.retry.jitter', 0, 1),
-      },
-      timeoutMs: read.integer('webhooks.timeoutMs', 1, 120_000),
-      leaseMs: read.integer('webhooks.leaseMs', 1, 600_000),
-      batchSize: read.integer('webhooks.batchSize', 1, 1000),
-      pollIntervalMs: read.integer('webhooks.pollIntervalMs', 1, 60_000),
-      allowInsecureLocalTargets: read.boolean('webhooks.allowInsecureLocalTargets'),
-    },
+    webhooks: webhooksConfig(read),
     adminApiToken: adminApiToken(env),
     metricsToken: env.METRICS_TOKEN ? env.METRICS_TOKEN : null,
     metricsEnabled: env.METRICS_ENABLED !== 'false',
@@ -223,12 +211,46 @@ export interface WebhooksConfig {
     readonly jitter: number;
   };
   readonly timeoutMs: number;
-  /** How long a claimed delivery stays in flight before another dispatcher may retry it (a crashed one's). */
+  /** The bound on resolving an endpoint's host before an attempt. */
+  readonly resolveTimeoutMs: number;
+  /**
+   * How long a claimed delivery stays in flight before another dispatcher may retry it (a crashed one's); more than
+   * `timeoutMs` + `resolveTimeoutMs` + `ROUND_WAIT_MS`, checked at start-up.
+   */
   readonly leaseMs: number;
   readonly batchSize: number;
   readonly pollIntervalMs: number;
   /** Development and tests only: http:// and loopback targets are allowed. */
   readonly allowInsecureLocalTargets: boolean;
+}
+
+function webhooksConfig(read: ConfigReader): WebhooksConfig {
+  const webhooks: WebhooksConfig = {
+    run: read.boolean('webhooks.run'),
+    retry: {
+      baseMs: read.integer('webhooks.retry.baseMs', 0, 86_400_000),
+      maxMs: read.integer('webhooks.retry.maxMs', 0, 86_400_000),
+      factor: read.decimal('webhooks.retry.factor', 1, 100),
+      jitter: read.decimal('webhooks.retry.jitter', 0, 1),
+    },
+    timeoutMs: read.integer('webhooks.timeoutMs', 1, 120_000),
+    resolveTimeoutMs: read.integer('webhooks.resolveTimeoutMs', 1, 60_000),
+    leaseMs: read.integer('webhooks.leaseMs', 1, 600_000),
+    batchSize: read.integer('webhooks.batchSize', 1, 1000),
+    pollIntervalMs: read.integer('webhooks.pollIntervalMs', 1, 60_000),
+    allowInsecureLocalTargets: read.boolean('webhooks.allowInsecureLocalTargets'),
+  };
+  // A lease that an attempt can outlast lets a dispatcher claim a delivery still in flight (see webhook-lease.ts).
+  const longest = longestUnrecordedAttemptMs(webhooks.timeoutMs, webhooks.resolveTimeoutMs);
+  if (webhooks.leaseMs <= longest) {
+    throw new ConfigError(
+      'WEBHOOK_LEASE_MS',
+      `must be more than WEBHOOK_TIMEOUT_MS (${webhooks.timeoutMs}) + WEBHOOK_DNS_TIMEOUT_MS ` +
+        `(${webhooks.resolveTimeoutMs}) + the dispatcher round wait (${ROUND_WAIT_MS}) = ${longest} ms ` +
+        `(got ${webhooks.leaseMs}): a delivery whose lease runs out during its attempt is sent again`,
+    );
+  }
+  return webhooks;
 }
 
 function trustProxy(env: Env): boolean | number | string {

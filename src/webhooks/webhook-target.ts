@@ -191,24 +191,30 @@ export function classifyAddress(address: string): AddressClass | null {
   }
 }
 
-const RESOLVE_TIMEOUT_MS = 5_000;
+/** The default bound on resolving an endpoint's host (`webhooks.resolveTimeoutMs`). */
+export const DEFAULT_RESOLVE_TIMEOUT_MS = 5_000;
 
-/** Every address of `hostname` from the system resolver (`dns.lookup`, all families, in resolver order). */
-export const systemResolver: HostResolver = async (hostname) => {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`timed out after ${RESOLVE_TIMEOUT_MS} ms`)),
-      RESOLVE_TIMEOUT_MS,
-    );
-  });
-  try {
-    const found = await Promise.race([lookup(hostname, { all: true, verbatim: true }), timeout]);
-    return found.map((entry) => entry.address);
-  } finally {
-    clearTimeout(timer);
-  }
-};
+/**
+ * Every address of `hostname` from the system resolver (`dns.lookup`, all families, in resolver order), given up
+ * after `timeoutMs`.
+ */
+export function hostResolver(timeoutMs: number): HostResolver {
+  return async (hostname) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      const found = await Promise.race([lookup(hostname, { all: true, verbatim: true }), timeout]);
+      return found.map((entry) => entry.address);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+/** `hostResolver` with the default bound: for checking an endpoint when it is configured. */
+export const systemResolver: HostResolver = hostResolver(DEFAULT_RESOLVE_TIMEOUT_MS);
 
 const refuse = (reason: string): TargetCheck => ({ ok: false, reason });
 

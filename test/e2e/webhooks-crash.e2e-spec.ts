@@ -12,7 +12,15 @@ const SECRET = 'ab'.repeat(32);
 describe('webhook delivery across a crash', () => {
   it('delivers after a dispatcher is killed mid-delivery: at least once, with the same X-Webhook-Id', async () => {
     const receiver = await new WebhookReceiver().start();
-    const env = { API_KEY_ENCRYPTION_KEY: SECRET, WEBHOOK_LEASE_MS: '1500', WEBHOOKS_RUN: 'false' };
+    // A short lease (the survivor waits it out), so a short timeout and DNS bound: start-up refuses a lease an attempt
+    // can outlast.
+    const env = {
+      API_KEY_ENCRYPTION_KEY: SECRET,
+      WEBHOOK_TIMEOUT_MS: '300',
+      WEBHOOK_DNS_TIMEOUT_MS: '100',
+      WEBHOOK_LEASE_MS: '1500',
+      WEBHOOKS_RUN: 'false',
+    };
     const setup = await startTestApp(env);
     const { database } = setup;
     let child: ReturnType<typeof spawnNode> | undefined;

@@ -13,13 +13,18 @@ describe('webhook delivery to hostile receivers', () => {
   });
 
   it('records a 2xx whose body holds NUL bytes as delivered, once (PostgreSQL text cannot store NUL)', async () => {
-    h = await webhookHarness({ WEBHOOK_LEASE_MS: '300' });
+    // The shortest lease start-up accepts (more than timeout + DNS bound + a round's wait): 1.5 s.
+    h = await webhookHarness({
+      WEBHOOK_TIMEOUT_MS: '300',
+      WEBHOOK_DNS_TIMEOUT_MS: '100',
+      WEBHOOK_LEASE_MS: '1500',
+    });
     h.receiver.fallback = { status: 200, body: 'ok\u0000\u0000done' };
     await driveRequest(h, 2);
     await h.receiver.waitFor(1);
     await waitUntil(async () => (await h!.deliveries())[0]?.state !== 'pending', 3_000);
-    // Past several leases: an unrecorded attempt would have been sent again.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Past two leases: an unrecorded attempt would have been sent again.
+    await new Promise((resolve) => setTimeout(resolve, 3_200));
     expect(h.receiver.received).toHaveLength(1);
     expect(await h.deliveries()).toEqual([{ state: 'delivered', attempts: 1, last_error: null }]);
     const service = h.app.app.get(WebhookDeliveriesService);

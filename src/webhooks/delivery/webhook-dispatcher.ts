@@ -12,14 +12,9 @@ import { APP_CONFIG } from '../../config/config.module.js';
 import { DATABASE, type Database } from '../../database/database.js';
 import { retryDelayMs } from '../retry-schedule.js';
 import { closeWebhookAgents, deliveryHeaders, sendWebhook } from '../webhook-sender.js';
+import { ROUND_WAIT_MS } from '../webhook-lease.js';
 import { WebhookSignal } from '../webhook-signal.js';
-import { checkWebhookTarget, type TargetCheck } from '../webhook-target.js';
-
-/**
- * How long a round waits for its attempts before recording those that have finished and claiming more: the most a
- * receiver that hangs until the timeout delays the deliveries of others.
- */
-export const ROUND_WAIT_MS = 1_000;
+import { checkWebhookTarget, type HostResolver, hostResolver, type TargetCheck } from '../webhook-target.js';
 
 /** A delivery claimed for one attempt. */
 interface Claimed {
@@ -64,13 +59,17 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private readonly late: Result[] = [];
   /** Rounds whose slowest attempts are still running (awaited at shutdown). */
   private readonly unfinished = new Set<Promise<unknown>>();
+  /** DNS for the endpoints, bounded by `webhooks.resolveTimeoutMs` (part of what the lease must outlast). */
+  private readonly resolve: HostResolver;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(DATABASE) private readonly db: Database,
     private readonly apiKeys: ApiKeysService,
     private readonly signal: WebhookSignal,
-  ) {}
+  ) {
+    this.resolve = hostResolver(config.webhooks.resolveTimeoutMs);
+  }
 
   onApplicationBootstrap(): void {
     if (this.config.webhooks.run) this.loop = this.follow();
@@ -205,9 +204,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     if (!key.webhookUrl) return 'webhook endpoint removed';
     if (key.webhookDisabledAt)
       return `webhook endpoint disabled: ${key.webhookDisabledReason ?? 'by an operator'}`;
-    const target = await checkWebhookTarget(key.webhookUrl, {
-      allowInsecureLocal: this.config.webhooks.allowInsecureLocalTargets,
-    });
+    const target = await checkWebhookTarget(
+      key.webhookUrl,
+      { allowInsecureLocal: this.config.webhooks.allowInsecureLocalTargets },
+      this.resolve,
+    );
     return {
       apiKeyId,
       target,

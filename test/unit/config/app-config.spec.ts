@@ -97,4 +97,35 @@ describe(loadAppConfig.name, () => {
       writeFileSync(join(dir, name.replace('test', 'fee')), readFileSync(join(configs, name)));
     expect(() => loadAppConfig({ ...SECRET, ENVIRONMENT: 'fee' }, dir)).toThrow(/quotes\.perpsBUsdcFee/);
   });
+
+  it("refuses a webhook lease that an attempt can outlast (timeout + DNS bound + a round's wait)", () => {
+    // The default 30 s lease with a 60 s timeout: a dispatcher would claim its own in-flight delivery again.
+    expect(() => loadAppConfig({ ...SECRET, WEBHOOK_TIMEOUT_MS: '60000' }, configs)).toThrow(ConfigError);
+    for (const environment of ['development', 'test']) {
+      const env = {
+        ...SECRET,
+        ENVIRONMENT: environment,
+        WEBHOOK_TIMEOUT_MS: '25000',
+        WEBHOOK_LEASE_MS: '30000',
+      };
+      expect(() => loadAppConfig(env, configs)).toThrow(
+        'Invalid configuration: WEBHOOK_LEASE_MS must be more than WEBHOOK_TIMEOUT_MS (25000) + WEBHOOK_DNS_TIMEOUT_MS (5000) + the dispatcher round wait (1000) = 31000 ms (got 30000)',
+      );
+    }
+    const sut = loadAppConfig({ ...SECRET, WEBHOOK_TIMEOUT_MS: '23999', WEBHOOK_LEASE_MS: '30000' }, configs);
+    expect(sut.webhooks).toMatchObject({ timeoutMs: 23_999, leaseMs: 30_000, resolveTimeoutMs: 5_000 });
+    // A shorter DNS bound makes room for a shorter lease (tests on loopback IP literals).
+    expect(
+      loadAppConfig(
+        { ...SECRET, WEBHOOK_TIMEOUT_MS: '300', WEBHOOK_DNS_TIMEOUT_MS: '100', WEBHOOK_LEASE_MS: '1401' },
+        configs,
+      ).webhooks,
+    ).toMatchObject({ timeoutMs: 300, resolveTimeoutMs: 100, leaseMs: 1401 });
+    expect(() =>
+      loadAppConfig(
+        { ...SECRET, WEBHOOK_TIMEOUT_MS: '300', WEBHOOK_DNS_TIMEOUT_MS: '100', WEBHOOK_LEASE_MS: '1400' },
+        configs,
+      ),
+    ).toThrow(/WEBHOOK_LEASE_MS must be more than .* = 1400 ms \(got 1400\)/);
+  });
 });
