@@ -1,4 +1,4 @@
-import { lookup } from 'node:dns/promises';
+import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 
 /**
@@ -194,19 +194,60 @@ export function classifyAddress(address: string): AddressClass | null {
 /** The default bound on resolving an endpoint's host (`webhooks.resolveTimeoutMs`). */
 export const DEFAULT_RESOLVE_TIMEOUT_MS = 5_000;
 
+export interface HostResolverOptions {
+  /** The whole lookup (both families) gives up after this. */
+  readonly timeoutMs: number;
+  /** Nameservers (`ip` or `ip:port`); the system's (`/etc/resolv.conf`) when absent. */
+  readonly servers?: readonly string[];
+}
+
+/** Answers meaning "no such records", not "could not find out": a family without addresses is no error. */
+const NO_RECORDS = new Set(['ENODATA', 'ENOTFOUND']);
+const LOOPBACK_ADDRESSES = ['127.0.0.1', '::1'];
+
 /**
- * Every address of `hostname` from the system resolver (`dns.lookup`, all families, in resolver order), given up
- * after `timeoutMs`.
+ * Every address of `hostname`: its A then its AAAA records, asked of the nameservers with c-ares
+ * (`dns.promises.Resolver`), given up after `timeoutMs`. Not `dns.lookup`: that runs `getaddrinfo` on libuv's thread
+ * pool (four threads), and a lookup abandoned at the timeout keeps its thread until the system resolver gives up,
+ * so a few endpoints whose nameservers never answer would stall every other lookup and all fs and crypto work of
+ * the process. c-ares waits on sockets in the event loop instead. Differences from `dns.lookup` (docs/webhooks.md,
+ * "Target policy"): `/etc/hosts`, nsswitch and the `search` domains are not used, except that `localhost` and
+ * `*.localhost` are loopback without asking anyone (RFC 6761). A query that fails for another reason than "no such
+ * records" (a timeout, SERVFAIL, a refusal) fails the lookup, whatever the other family answered.
  */
-export function hostResolver(timeoutMs: number): HostResolver {
+export function hostResolver(options: HostResolverOptions): HostResolver {
+  const { timeoutMs } = options;
+  let resolver: Resolver | undefined;
+  const channel = (): Resolver => {
+    if (!resolver) {
+      // Two tries per nameserver, the second waiting twice as long (c-ares): about timeoutMs for both.
+      resolver = new Resolver({ timeout: Math.max(1, Math.floor(timeoutMs / 3)), tries: 2 });
+      if (options.servers) resolver.setServers([...options.servers]);
+    }
+    return resolver;
+  };
+  const family = (query: Promise<string[]>): Promise<string[]> =>
+    query.catch((error: NodeJS.ErrnoException) => {
+      if (NO_RECORDS.has(error.code ?? '')) return [];
+      throw error;
+    });
   return async (hostname) => {
+    const name = hostname.toLowerCase().replace(/\.$/, '');
+    if (name === 'localhost' || name.endsWith('.localhost')) return [...LOOPBACK_ADDRESSES];
+    const dns = channel();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
     });
     try {
-      const found = await Promise.race([lookup(hostname, { all: true, verbatim: true }), timeout]);
-      return found.map((entry) => entry.address);
+      const [v4, v6] = await Promise.race([
+        Promise.all([family(dns.resolve4(name)), family(dns.resolve6(name))]),
+        timeout,
+      ]);
+      if (v4.length === 0 && v6.length === 0) {
+        throw Object.assign(new Error(`${name} has no A or AAAA records`), { code: 'ENOTFOUND' });
+      }
+      return [...v4, ...v6];
     } finally {
       clearTimeout(timer);
     }
@@ -214,7 +255,7 @@ export function hostResolver(timeoutMs: number): HostResolver {
 }
 
 /** `hostResolver` with the default bound: for checking an endpoint when it is configured. */
-export const systemResolver: HostResolver = hostResolver(DEFAULT_RESOLVE_TIMEOUT_MS);
+export const systemResolver: HostResolver = hostResolver({ timeoutMs: DEFAULT_RESOLVE_TIMEOUT_MS });
 
 const refuse = (reason: string): TargetCheck => ({ ok: false, reason });
 

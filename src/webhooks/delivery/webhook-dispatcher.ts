@@ -68,7 +68,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     private readonly apiKeys: ApiKeysService,
     private readonly signal: WebhookSignal,
   ) {
-    this.resolve = hostResolver(config.webhooks.resolveTimeoutMs);
+    this.resolve = hostResolver({ timeoutMs: config.webhooks.resolveTimeoutMs });
   }
 
   onApplicationBootstrap(): void {
