@@ -52,7 +52,12 @@ export class DepositAddressJob {
     const origin = this.deps.chains.chain(facts.quote.originChainId);
     const sent = await this.deps.journal.inOrder(origin, async () => {
       const entries = await this.deps.journal.entriesOf(jobKey(job));
-      let entry = entries.find((e) => ['signed', 'broadcast', 'mined'].includes(e.state));
+      // Its factory calls only: a nonce filler with its key (a held call abandoned when the job gave up) moves nothing.
+      let entry = entries.find(
+        (e) =>
+          (e.purpose === 'sweep' || e.purpose === 'give-back') &&
+          ['signed', 'broadcast', 'mined'].includes(e.state),
+      );
       if (!entry) {
         const plan = this.plan(job, facts);
         if (!plan) return 'done' as const;

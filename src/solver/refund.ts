@@ -40,7 +40,10 @@ export class RefundJob {
     const recipient = refundRecipient(quote);
     const sent = await this.deps.journal.inOrder(origin, async () => {
       const entries = await this.deps.journal.entriesOf(jobKey(job));
-      let refund = entries.find((entry) => ['signed', 'broadcast', 'mined'].includes(entry.state));
+      // Its refunds only: a nonce filler with its key (a held refund abandoned when the job gave up) pays nothing.
+      let refund = entries.find(
+        (entry) => entry.purpose === 'refund' && ['signed', 'broadcast', 'mined'].includes(entry.state),
+      );
       if (!refund) {
         if (!submittedBefore && (await this.dust(origin, deposit))) {
           failpoint('refund:after-dust');

@@ -3,6 +3,7 @@ import { setMaxListeners } from 'node:events';
 import type { Address, Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { processCheckpointedBatch } from '../../projections/runner/checkpointed-batch.js';
+import type { ChainInfo } from '../chains/chain.js';
 import type { ChainRegistry } from '../chains/chain-registry.js';
 import type { Clock } from '../common/clock.js';
 import { followUntilAborted, followWakeable, sleepUnlessAborted } from '../common/follow-loop.js';
@@ -13,6 +14,7 @@ import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
 import type { OracleGateway } from '../oracle/client/oracle-gateway.js';
 import { SponsorHolds } from '../app-fees/sponsor-holds.js';
 import { SqlSnapshotStore } from '../event-store/aggregate-snapshots.js';
+import { abandonGivenUp } from './abandon-given-up.js';
 import { AttestJob } from './attest-job.js';
 import { DepositAddressJob } from './deposit-address-job.js';
 import { EvmClients } from './evm-clients.js';
@@ -70,11 +72,13 @@ export class Solver {
   private readonly workSignal = new AppendSignal();
   /** The jobs this process is running, by `jobKey` and fence. */
   private readonly running = new Map<string, Promise<void>>();
+  /** The EVM chains the journal sends on (an RPC URL configured). */
+  private readonly evm: readonly ChainInfo[];
 
   constructor(
     private readonly db: Database,
     private readonly store: EventStore,
-    private readonly chains: ChainRegistry,
+    chains: ChainRegistry,
     commands: CommandBus,
     private readonly clock: Clock,
     private readonly options: SolverOptions,
@@ -91,6 +95,7 @@ export class Solver {
     });
     this.journal = new TransactionJournal(db, clients, privateKeyToAccount(options.privateKey));
     this.requests = new RequestCommands(commands);
+    this.evm = chains.all().filter((chain) => chain.vmType === 'evm' && chain.rpcUrl);
     const deps = {
       store,
       chains,
@@ -135,7 +140,7 @@ export class Solver {
     const signal = this.abort.signal;
     const idle = () => sleepUnlessAborted(this.options.pollIntervalMs, signal);
     const onError = (error: unknown) => this.options.onError?.(error);
-    const evm = this.chains.all().filter((chain) => chain.vmType === 'evm' && chain.rpcUrl);
+    const evm = this.evm;
     this.loops = [
       followWakeable(
         signal,
@@ -155,6 +160,13 @@ export class Solver {
       ),
       followUntilAborted(signal, () => this.returns.work(onError), idle, onError),
       followUntilAborted(signal, () => this.journal.pump(evm).then(() => false), idle, onError),
+      // Held entries of jobs that have ended: the abandon when a job gave up failed, or its process died first.
+      followUntilAborted(
+        signal,
+        () => abandonGivenUp(this.db, this.journal, evm).then(() => false),
+        idle,
+        onError,
+      ),
     ];
   }
 
@@ -221,7 +233,14 @@ export class Solver {
       else await this.jobs.later(job, this.options.pollIntervalMs);
     } catch (error) {
       if (error instanceof LeaseLostError) return;
-      await this.jobs.failed(job, error);
+      const gaveUp = await this.jobs.failed(job, error);
+      // A transaction it journaled and never released would hold back every later nonce of the key on its chain:
+      // abandoned now (voided, its nonce filled); the sweep loop does it if this fails or the process dies first.
+      if (gaveUp) {
+        await abandonGivenUp(this.db, this.journal, this.evm, jobKey(job)).catch((abandonError: unknown) =>
+          this.options.onError?.(abandonError),
+        );
+      }
       // Told on the first attempt that fails to send, whichever attempt that is (an earlier one may have lost its
       // lease or failed otherwise); the request records it once.
       if (job.kind === 'refund' && error instanceof RefundNotSent) {

@@ -102,6 +102,14 @@ export class LeaseLostError extends Error {
   }
 }
 
+/** `abandon` found the entry no longer held: it was released (it may mine) or abandoned already. Nothing changed. */
+export class EntryNotHeldError extends Error {
+  constructor(readonly entryId: string) {
+    super(`Journal entry ${entryId} was released; it cannot be abandoned`);
+    this.name = 'EntryNotHeldError';
+  }
+}
+
 /** How long a released transaction may stay unmined, unable to pay the base fee, before it is replaced. */
 const BUMP_AFTER_MS = 15_000;
 
@@ -300,15 +308,23 @@ export class TransactionJournal {
    * transactions signed after it are not stuck). Returns the filler, already released. The filler is signed first
    * (its fees read), then the entry voided and the filler stored `broadcast` in one database transaction: no RPC
    * error or crash can leave a void entry without its filler, or a filler held where only its job would release it
-   * (the pump re-sends it).
+   * (the pump re-sends it). `guard`, when given, runs first in that transaction and must return true (else
+   * LeaseLostError, nothing changed): a job's abandon names the job state it relies on. An entry released (or
+   * abandoned) meanwhile is left as it is: EntryNotHeldError.
    */
-  async abandon(chain: ChainInfo, entry: JournalEntry): Promise<JournalEntry> {
+  async abandon(
+    chain: ChainInfo,
+    entry: JournalEntry,
+    guard?: (tx: SqlExecutor) => Promise<boolean>,
+  ): Promise<JournalEntry> {
     return this.replace(chain, entry, 'gap', async (tx) => {
+      if (guard && !(await guard(tx)))
+        throw new LeaseLostError(`abandon of ${entry.purpose} ${entry.jobKey ?? ''}`);
       const { rowCount } = await tx.query(
         `UPDATE solver_transactions SET state = 'void', updated_at = now() WHERE id = $1 AND state = 'signed'`,
         [entry.id],
       );
-      if (rowCount === 0) throw new Error(`Journal entry ${entry.id} was released; it cannot be abandoned`);
+      if (rowCount === 0) throw new EntryNotHeldError(entry.id);
     });
   }
 
