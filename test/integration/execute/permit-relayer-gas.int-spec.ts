@@ -1,0 +1,162 @@
+import { encodeFunctionData, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { erc20Abi } from '../../../src/chains/abi/erc20.js';
+import { ManualClock } from '../../../src/common/clock.js';
+import { DATABASE, type Database } from '../../../src/database/database.js';
+import { startTestApp, type TestApp } from '../../support/app.js';
+import { ChainClients, postJson, settlementEnv } from '../../support/chain-clients.js';
+import { type Devnet, startDevnets } from '../../support/devnet.js';
+import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import { RpcProxy } from '../../support/rpc-proxy.js';
+import { eventTypesOf, journalOf } from '../settlement/settlement-support.js';
+
+interface PermitItem {
+  readonly sign: {
+    domain: Record<string, unknown>;
+    types: Record<string, { name: string; type: string }[]>;
+    primaryType: string;
+    value: Record<string, unknown>;
+  };
+  readonly post: { body: { kind: string; requestId: Hex } };
+}
+
+/**
+ * Attack: make Ferry's relayer pay for transactions that revert. A `usePermit` deposit costs its user nothing, the
+ * relayer pays its gas, so a signature that simulates fine now but reverts once mined is free for the user and paid by
+ * Ferry; repeated over many quotes it drains the relayer. Real devnets, the real relayer and journal, real PostgreSQL.
+ * Chain a's node here estimates gas at the latest block (as many providers do): a transaction of ours still in the
+ * mempool is invisible to the simulation.
+ */
+describe('permits the relayer would pay to revert (attack)', () => {
+  let a: Devnet;
+  let b: Devnet;
+  let clients: ChainClients;
+  let proxy: RpcProxy;
+  const apps: TestApp[] = [];
+  const databases: TestDatabase[] = [];
+  let seed = 0xe1;
+
+  const start = async (clock?: ManualClock): Promise<{ app: TestApp; db: Database }> => {
+    const database = await createTestDatabase('ferry_permit_gas');
+    databases.push(database);
+    const app = await startTestApp(
+      settlementEnv(a, b, {
+        DEVNET_A_RPC_URL: await proxy.start(),
+        RELAYER_PRIVATE_KEY: a.accounts.relayer.privateKey,
+      }),
+      [],
+      clock,
+      database,
+    );
+    apps.push(app);
+    return { app, db: app.app.get<Database>(DATABASE) };
+  };
+  /** A fresh user holding `usdc` of chain a's USDC and no ether: it can only deposit through a permit. */
+  const fundedUser = async (usdc: bigint) => {
+    const user = privateKeyToAccount(`0x${(seed++).toString(16).padStart(2, '0').repeat(32)}` as Hex);
+    await clients.send(
+      a.chainId,
+      a.accounts.user.privateKey,
+      a.deployment.usdc,
+      encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [user.address, usdc] }),
+    );
+    return user;
+  };
+  const signedPermit = async (app: TestApp, user: ReturnType<typeof privateKeyToAccount>, amount: bigint) => {
+    const { code, body } = await postJson(app, '/quote/v2', {
+      user: user.address,
+      originChainId: a.chainId,
+      destinationChainId: b.chainId,
+      originCurrency: a.deployment.usdc,
+      destinationCurrency: b.deployment.usdc,
+      amount: amount.toString(),
+      tradeType: 'EXACT_INPUT',
+      usePermit: true,
+    });
+    expect(code).toBe(200);
+    const item = (body as { steps: { items: { data: PermitItem }[] }[] }).steps[0].items[0].data;
+    const signature = await user.signTypedData({
+      domain: item.sign.domain,
+      types: item.sign.types,
+      primaryType: item.sign.primaryType,
+      message: item.sign.value,
+    });
+    return {
+      id: item.post.body.requestId,
+      validBefore: Number(item.sign.value.validBefore),
+      execute: () => postJson(app, `/execute/permits?signature=${signature}`, item.post.body),
+    };
+  };
+  const refusedUntouched = async (db: Database, id: Hex) => {
+    expect(await journalOf(db, id)).toEqual([]);
+    expect(await eventTypesOf(db, id)).toEqual(['RequestQuoted']);
+  };
+
+  beforeAll(async () => {
+    [a, b] = await startDevnets();
+    clients = new ChainClients([a, b]);
+  }, 120_000);
+  beforeEach(() => {
+    // A node that simulates at the latest block, whatever block the caller asks for.
+    proxy = new RpcProxy(a.rpcUrl, (method, params) =>
+      method === 'eth_estimateGas' ? { kind: 'forward-as', params: [params[0], 'latest'] } : null,
+    );
+  });
+  afterEach(async () => {
+    await a.setAutomine(true);
+    while (apps.length > 0) await apps.pop()!.close();
+    await proxy.stop();
+  });
+  afterAll(async () => {
+    for (const database of databases) await database.drop();
+    await Promise.all([a?.stop(), b?.stop()]);
+  });
+
+  it('refuses a permit that the user’s permits already in flight leave unfunded: the relayer never sends it', async () => {
+    const { app, db } = await start();
+    // 3 USDC, and two signed permits of 2 USDC each: each simulates fine alone, together they cannot both mine.
+    const user = await fundedUser(3_000_000n);
+    const first = await signedPermit(app, user, 2_000_000n);
+    const second = await signedPermit(app, user, 2_000_000n);
+    await a.setAutomine(false);
+    expect((await first.execute()).code).toBe(200);
+    const refused = await second.execute();
+    expect(refused).toMatchObject({ code: 409, body: { errorCode: 'CONFLICT' } });
+    expect((refused.body as { message: string }).message).toMatch(/in flight/);
+    await refusedUntouched(db, second.id);
+
+    // Once the first has mined, the balance it left is what counts: 1 USDC does not fund 2 either.
+    await a.mine(1);
+    await a.setAutomine(true);
+    expect((await second.execute()).code).toBe(409);
+    expect(await clients.balanceOf(a.chainId, a.deployment.usdc, user.address)).toBe(1_000_000n);
+  });
+
+  it('lets permits through while the user’s balance funds all of them at once', async () => {
+    const { app, db } = await start();
+    const user = await fundedUser(4_000_000n);
+    const first = await signedPermit(app, user, 2_000_000n);
+    const second = await signedPermit(app, user, 2_000_000n);
+    await a.setAutomine(false);
+    expect((await first.execute()).code).toBe(200);
+    expect((await second.execute()).code).toBe(200);
+    await a.mine(1);
+    for (const { id } of [first, second]) {
+      expect((await journalOf(db, id)).map((entry) => entry.purpose)).toEqual(['permit']);
+    }
+    expect(await clients.balanceOf(a.chainId, a.deployment.usdc, user.address)).toBe(0n);
+  });
+
+  it('refuses a permit posted in the last moments before it expires: it could mine after its validBefore and revert', async () => {
+    const clock = new ManualClock(new Date());
+    const { app, db } = await start(clock);
+    const user = await fundedUser(2_000_000n);
+    const permit = await signedPermit(app, user, 2_000_000n);
+    // Five seconds before the authorization's validBefore: the simulation passes now, the next block may not.
+    clock.set(new Date((permit.validBefore - 5) * 1000));
+    const refused = await permit.execute();
+    expect(refused).toMatchObject({ code: 409, body: { errorCode: 'CONFLICT' } });
+    expect((refused.body as { message: string }).message).toMatch(/expires/);
+    await refusedUntouched(db, permit.id);
+  });
+});
