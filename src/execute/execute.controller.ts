@@ -25,7 +25,9 @@ export class ExecuteController {
   @ApiResponse({ status: 400, description: 'INVALID_INPUT, INVALID_SIGNATURE, UNSUPPORTED_OPTION' })
   @ApiResponse({
     status: 409,
-    description: 'CONFLICT (permit past its deposit), CLAIM_EXPIRED, CLAIM_ALREADY_USED, CLAIM_PAYOUT_FAILED',
+    description:
+      "CONFLICT (permit past its deposit, or one the relayer would pay to revert: it would revert now, expires within a minute, or the user's permits in flight leave it unfunded), " +
+      'CLAIM_EXPIRED, CLAIM_ALREADY_USED, CLAIM_PAYOUT_FAILED',
   })
   @ApiResponse({ status: 404, description: 'NOT_FOUND: no quote or claim has this request id' })
   @ApiResponse({ status: 503, description: 'CHAIN_NOT_CONFIGURED: no relayer or RPC for the origin chain' })

@@ -8,9 +8,12 @@ import { ApiError } from '../common/http/api-error.js';
 import { CLOCK, type Clock } from '../common/clock.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
+import type { SqlExecutor } from '../database/database.js';
 import { EVENT_STORE, type EventStore } from '../event-store/event-store.js';
 import { ExecuteRequestCommand } from '../requests/commands/execute-request.command.js';
 import { RequestDomainError } from '../requests/domain/request-decide.js';
+import { erc20Abi } from '../chains/abi/erc20.js';
+import { EvmClients } from '../solver/evm-clients.js';
 import { isRevert, message } from '../solver/solver-job.js';
 import { type JournalEntry, LeaseLostError, type TransactionJournal } from '../solver/transaction-journal.js';
 import type { RequestQuotedData } from '../requests/domain/request-events.js';
@@ -19,6 +22,20 @@ import {
   permitDepositCalldata,
   verifyPermitSignature,
 } from '../quotes/domain/steps/permit.js';
+import { permitsInFlight } from './permits-in-flight.js';
+
+/**
+ * The least time a permit must have left before its `validBefore` when it is posted: a relayer transaction that
+ * mines after it reverts, at the relayer's cost. Half the quote's lifetime when that is shorter.
+ */
+export const PERMIT_VALIDITY_MARGIN_SECONDS = 60;
+
+/** A permit the user's balance does not fund beside the user's permits in flight (smallest units, as strings). */
+interface Unfunded {
+  readonly balance: string;
+  readonly inFlight: string;
+  readonly amount: string;
+}
 
 /**
  * The execute path of `usePermit` quotes: the user signed an EIP-3009 `ReceiveWithAuthorization` (the quote's
@@ -35,6 +52,9 @@ export class ExecuteService {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly runtime: ChainRuntime,
   ) {}
+
+  /** Reads the user's balance before the relayer pays for a permit. */
+  private readonly clients = new EvmClients();
 
   async permit(
     requestId: string,
@@ -76,24 +96,41 @@ export class ExecuteService {
       validBefore: Math.floor(Date.parse(quote.quoteExpiresAt) / 1000),
     };
     await verifyPermitSignature(parameters, signature);
+    this.refuseExpiring(parameters);
     const data = permitDepositCalldata(parameters, signature);
-    const entry = await this.journaled(journal, origin, quote.requestId, data);
+    const entry = await this.journaled(journal, origin, parameters, data);
     return { message: 'Submitted', requestId: quote.requestId, txHash: entry.txHash };
+  }
+
+  /** `CONFLICT` when the authorization expires too soon for the relayer to be sure it mines before then. */
+  private refuseExpiring(parameters: PermitParameters): void {
+    const margin = Math.min(PERMIT_VALIDITY_MARGIN_SECONDS, this.config.quotes.quoteTtlSeconds / 2);
+    const left = parameters.validBefore - this.clock.now().getTime() / 1000;
+    if (left >= margin) return;
+    throw new ApiError(
+      'CONFLICT',
+      `The permit of ${parameters.requestId} expires ${left > 0 ? `in ${Math.floor(left)} s` : 'now'}: too soon to be sure the deposit mines before then; quote again`,
+      { validBefore: parameters.validBefore, marginSeconds: margin },
+    );
   }
 
   /**
    * The relayer's deposit transaction for a request, sent once: journaled (held) under a per-request lock, recorded
    * on the request (`SubmitDeposit`), then broadcast. A second call (a retry, a concurrent duplicate) answers with the
-   * transaction already journaled instead of paying gas for another.
+   * transaction already journaled instead of paying gas for another. It is not journaled when the user's balance does
+   * not fund it together with the user's other permits in flight (`permitsInFlight`): gas estimation does not see
+   * those, and one of them would revert at the relayer's cost.
    */
   private async journaled(
     journal: TransactionJournal,
     origin: ChainInfo,
-    requestId: string,
+    parameters: PermitParameters,
     data: Hex,
   ): Promise<JournalEntry> {
+    const requestId = parameters.requestId;
     return journal.inOrder(origin, async () => {
       const key = `permit:${requestId.toLowerCase()}`;
+      const refused: { unfunded?: Unfunded } = {};
       const live = async () =>
         (await journal.entriesOf(key)).find((entry) =>
           ['signed', 'broadcast', 'mined'].includes(entry.state),
@@ -111,10 +148,20 @@ export class ExecuteService {
                 `SELECT 1 FROM solver_transactions WHERE job_key = $1 AND state IN ('signed', 'broadcast', 'mined')`,
                 [key],
               );
-              return rowCount === 0;
+              if (rowCount !== 0) return false;
+              refused.unfunded = (await this.unfunded(tx, origin, parameters, key)) ?? undefined;
+              return refused.unfunded === undefined;
             },
           );
         } catch (error) {
+          const unfunded = refused.unfunded;
+          if (error instanceof LeaseLostError && unfunded) {
+            throw new ApiError(
+              'CONFLICT',
+              `The permit deposit of ${requestId} is not funded: the user's permits in flight take ${unfunded.inFlight} of the balance of ${unfunded.balance}; retry once they have mined`,
+              unfunded,
+            );
+          }
           if (error instanceof LeaseLostError) entry = await live();
           else if (isRevert(error)) {
             throw new ApiError(
@@ -151,5 +198,27 @@ export class ExecuteService {
       }
       return entry;
     });
+  }
+
+  /**
+   * Whether the user's balance falls short of this permit plus the user's permits in flight (then what it found), in
+   * the journal's transaction, under a lock on (chain, user, token) so instances sharing the relayer decide in turn.
+   */
+  private async unfunded(
+    tx: SqlExecutor,
+    origin: ChainInfo,
+    parameters: PermitParameters,
+    key: string,
+  ): Promise<Unfunded | null> {
+    const { user, token, amount } = parameters;
+    const funds = `permit-funds:${origin.id}:${user.toLowerCase()}:${token.toLowerCase()}`;
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [funds]);
+    const inFlight = await permitsInFlight(tx, { chainId: origin.id, user, token, exceptJobKey: key });
+    if (inFlight === 0n) return null;
+    const balance = await this.clients
+      .of(origin)
+      .readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [user] });
+    if (balance >= inFlight + amount) return null;
+    return { balance: balance.toString(), inFlight: inFlight.toString(), amount: amount.toString() };
   }
 }
