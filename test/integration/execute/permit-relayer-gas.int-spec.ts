@@ -4,11 +4,11 @@ import { erc20Abi } from '../../../src/chains/abi/erc20.js';
 import { ManualClock } from '../../../src/common/clock.js';
 import { DATABASE, type Database } from '../../../src/database/database.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
-import { ChainClients, postJson, settlementEnv } from '../../support/chain-clients.js';
+import { ChainClients, postJson, settlementEnv, waitFor } from '../../support/chain-clients.js';
 import { type Devnet, startDevnets } from '../../support/devnet.js';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
 import { RpcProxy } from '../../support/rpc-proxy.js';
-import { eventTypesOf, journalOf } from '../settlement/settlement-support.js';
+import { depositErc20For, eventTypesOf, journalOf } from '../settlement/settlement-support.js';
 
 interface PermitItem {
   readonly sign: {
@@ -36,13 +36,17 @@ describe('permits the relayer would pay to revert (attack)', () => {
   const databases: TestDatabase[] = [];
   let seed = 0xe1;
 
-  const start = async (clock?: ManualClock): Promise<{ app: TestApp; db: Database }> => {
+  const start = async (
+    clock?: ManualClock,
+    env: Record<string, string> = {},
+  ): Promise<{ app: TestApp; db: Database }> => {
     const database = await createTestDatabase('ferry_permit_gas');
     databases.push(database);
     const app = await startTestApp(
       settlementEnv(a, b, {
         DEVNET_A_RPC_URL: await proxy.start(),
         RELAYER_PRIVATE_KEY: a.accounts.relayer.privateKey,
+        ...env,
       }),
       [],
       clock,
@@ -145,6 +149,38 @@ describe('permits the relayer would pay to revert (attack)', () => {
       expect((await journalOf(db, id)).map((entry) => entry.purpose)).toEqual(['permit']);
     }
     expect(await clients.balanceOf(a.chainId, a.deployment.usdc, user.address)).toBe(0n);
+  });
+
+  it('refuses a permit for a request its user already deposited for directly: the relayer would pay a second deposit, and Ferry its return', async () => {
+    // Deposits are final five blocks deep here: the direct deposit stays seen, not final, while the permit is posted.
+    const { app, db } = await start(undefined, { DEVNET_FINALITY_BLOCKS: '5' });
+    const user = privateKeyToAccount(a.accounts.user.privateKey);
+    const permit = await signedPermit(app, user, 2_000_000n);
+    // The user deposits with depositErc20 (anyone may, for any id); the deposit is seen, not yet final.
+    await depositErc20For(clients, a, permit.id, a.deployment.usdc, 2_000_000n);
+    await waitFor(
+      async () => (await eventTypesOf(db, permit.id)).includes('DepositDetected'),
+      'the direct deposit to be seen',
+    );
+    const refused = await permit.execute();
+    expect(refused).toMatchObject({ code: 409, body: { errorCode: 'CONFLICT' } });
+    expect(await journalOf(db, permit.id)).toEqual([]);
+    expect(await eventTypesOf(db, permit.id)).not.toContain('DepositSubmitted');
+  });
+
+  it('answers a permit posted again after it was submitted with the same transaction, sending nothing more', async () => {
+    const { app, db } = await start();
+    const user = await fundedUser(2_000_000n);
+    const permit = await signedPermit(app, user, 2_000_000n);
+    const first = await permit.execute();
+    expect(first.code).toBe(200);
+    await waitFor(
+      async () => (await eventTypesOf(db, permit.id)).includes('DepositConfirmed'),
+      'the permit deposit to be confirmed',
+    );
+    const again = await permit.execute();
+    expect(again).toEqual({ code: 200, body: first.body });
+    expect((await journalOf(db, permit.id)).map((entry) => entry.purpose)).toEqual(['permit']);
   });
 
   it('refuses a permit posted in the last moments before it expires: it could mine after its validBefore and revert', async () => {
