@@ -30,6 +30,9 @@ import { permitsInFlight } from './permits-in-flight.js';
  */
 export const PERMIT_VALIDITY_MARGIN_SECONDS = 60;
 
+/** The journal job of a request's permit deposit. */
+const permitJobKey = (requestId: string) => `permit:${requestId.toLowerCase()}`;
+
 /** A permit the user's balance does not fund beside the user's permits in flight (smallest units, as strings). */
 interface Unfunded {
   readonly balance: string;
@@ -66,12 +69,6 @@ export class ExecuteService {
       throw new ApiError('NOT_FOUND', `No quote issued request ${requestId}`);
     }
     const quote = quoted.data as RequestQuotedData;
-    if (
-      events.length > 1 &&
-      events.some((event) => event.type !== 'RequestQuoted' && event.type !== 'DepositDetected')
-    ) {
-      throw new ApiError('CONFLICT', `Request ${quote.requestId} is past its deposit`);
-    }
     const origin = this.config.chains.chain(quote.originChainId);
     const currency = this.config.chains.currency(origin.id, quote.currencyIn.currency.address);
     if (!requestFeatures(quote.features).includes('gasless_execution') || !currency.eip712) {
@@ -96,10 +93,24 @@ export class ExecuteService {
       validBefore: Math.floor(Date.parse(quote.quoteExpiresAt) / 1000),
     };
     await verifyPermitSignature(parameters, signature);
+    if (events.length > 1) {
+      // Anything after the quote is a deposit (ours, submitted: answer with it again) or past one: a permit sent now
+      // would be a second deposit, the relayer's gas and then Ferry's return.
+      const submitted = await this.submitted(journal, quote.requestId);
+      if (submitted) return { message: 'Submitted', requestId: quote.requestId, txHash: submitted.txHash };
+      throw new ApiError('CONFLICT', `Request ${quote.requestId} is past its deposit`);
+    }
     this.refuseExpiring(parameters);
     const data = permitDepositCalldata(parameters, signature);
     const entry = await this.journaled(journal, origin, parameters, data);
     return { message: 'Submitted', requestId: quote.requestId, txHash: entry.txHash };
+  }
+
+  /** The request's permit transaction already journaled and not dead (signed, broadcast or mined), if any. */
+  private async submitted(journal: TransactionJournal, requestId: string): Promise<JournalEntry | undefined> {
+    return (await journal.entriesOf(permitJobKey(requestId))).find((entry) =>
+      ['signed', 'broadcast', 'mined'].includes(entry.state),
+    );
   }
 
   /** `CONFLICT` when the authorization expires too soon for the relayer to be sure it mines before then. */
@@ -129,12 +140,9 @@ export class ExecuteService {
   ): Promise<JournalEntry> {
     const requestId = parameters.requestId;
     return journal.inOrder(origin, async () => {
-      const key = `permit:${requestId.toLowerCase()}`;
+      const key = permitJobKey(requestId);
       const refused: { unfunded?: Unfunded } = {};
-      const live = async () =>
-        (await journal.entriesOf(key)).find((entry) =>
-          ['signed', 'broadcast', 'mined'].includes(entry.state),
-        );
+      const live = () => this.submitted(journal, requestId);
       let entry = await live();
       if (!entry) {
         try {

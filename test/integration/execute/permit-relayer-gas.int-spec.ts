@@ -180,7 +180,8 @@ describe('permits the relayer would pay to revert (attack)', () => {
     );
     const again = await permit.execute();
     expect(again).toEqual({ code: 200, body: first.body });
-    expect((await journalOf(db, permit.id)).map((entry) => entry.purpose)).toEqual(['permit']);
+    const permits = (await journalOf(db, permit.id)).filter((entry) => entry.purpose === 'permit');
+    expect(permits).toHaveLength(1);
   });
 
   it('refuses a permit posted in the last moments before it expires: it could mine after its validBefore and revert', async () => {
