@@ -73,12 +73,11 @@ export class Solver {
   /** The jobs this process is running, by `jobKey` and fence. */
   private readonly running = new Map<string, Promise<void>>();
   /** The EVM chains the journal sends on (an RPC URL configured). */
-  private readonly evm: readonly ChainInfo[];
 
   constructor(
     private readonly db: Database,
     private readonly store: EventStore,
-    chains: ChainRegistry,
+    private readonly chains: ChainRegistry,
     commands: CommandBus,
     private readonly clock: Clock,
     private readonly options: SolverOptions,
@@ -95,7 +94,6 @@ export class Solver {
     });
     this.journal = new TransactionJournal(db, clients, privateKeyToAccount(options.privateKey));
     this.requests = new RequestCommands(commands);
-    this.evm = chains.all().filter((chain) => chain.vmType === 'evm' && chain.rpcUrl);
     const deps = {
       store,
       chains,
@@ -128,6 +126,11 @@ export class Solver {
     });
   }
 
+  /** The EVM chains this instance has an RPC for: the ones whose journal it pumps and whose held entries it sweeps. */
+  private evmChains(): readonly ChainInfo[] {
+    return this.chains.all().filter((chain) => chain.vmType === 'evm' && chain.rpcUrl);
+  }
+
   get address(): Address {
     return this.journal.address;
   }
@@ -140,7 +143,7 @@ export class Solver {
     const signal = this.abort.signal;
     const idle = () => sleepUnlessAborted(this.options.pollIntervalMs, signal);
     const onError = (error: unknown) => this.options.onError?.(error);
-    const evm = this.evm;
+    const evm = this.evmChains();
     this.loops = [
       followWakeable(
         signal,
@@ -237,8 +240,8 @@ export class Solver {
       // A transaction it journaled and never released would hold back every later nonce of the key on its chain:
       // abandoned now (voided, its nonce filled); the sweep loop does it if this fails or the process dies first.
       if (gaveUp) {
-        await abandonGivenUp(this.db, this.journal, this.evm, jobKey(job)).catch((abandonError: unknown) =>
-          this.options.onError?.(abandonError),
+        await abandonGivenUp(this.db, this.journal, this.evmChains(), jobKey(job)).catch(
+          (abandonError: unknown) => this.options.onError?.(abandonError),
         );
       }
       // Told on the first attempt that fails to send, whichever attempt that is (an earlier one may have lost its
