@@ -31,3 +31,33 @@ export function formatTable(rows: readonly (readonly string[])[]): string[] {
       .trimEnd(),
   );
 }
+
+/** How a listing command prints its rows: a JSON array with `--json`, else `empty` or a table under `header`. */
+export interface Listing<R> {
+  readonly json: boolean;
+  readonly empty: string;
+  readonly header: readonly string[];
+  readonly cells: (row: R) => readonly string[];
+  readonly asJson: (row: R) => unknown;
+}
+
+/** Prints `rows` as `listing` says (the listings' `--json` convention: docs/operations.md). */
+export function printListing<R>(out: (line: string) => void, rows: readonly R[], listing: Listing<R>): void {
+  if (listing.json) {
+    out(toJson(rows.map(listing.asJson), 2));
+    return;
+  }
+  if (rows.length === 0) {
+    out(listing.empty);
+    return;
+  }
+  for (const line of formatTable([listing.header, ...rows.map(listing.cells)])) out(line);
+}
+
+/** `--limit`'s value: a whole number from 1 to 9999 (`fallback` when absent), or the problem with it. */
+export function parseLimit(value: string | undefined, fallback: number): number | string {
+  if (value === undefined) return fallback;
+  if (!/^[1-9]\d{0,3}$/.test(value))
+    return `--limit must be a whole number from 1 to 9999 (got ${JSON.stringify(value)})`;
+  return Number(value);
+}

@@ -63,6 +63,12 @@ import {
   SOLVER_JOBS_OPTIONS,
   SOLVER_JOBS_USAGE,
 } from './solver-jobs.command.js';
+import {
+  listSolverTransactionsCommand,
+  parseSolverTransactionsArgs,
+  SOLVER_TRANSACTIONS_OPTIONS,
+  SOLVER_TRANSACTIONS_USAGE,
+} from './solver-transactions.command.js';
 import { SolverJobs } from '../../solver/solver-jobs.js';
 import {
   parseSetWebhookArgs,
@@ -339,6 +345,16 @@ export const commands: readonly CliCommand[] = [
     check: problemOf(parseSolverJobsArgs),
     database: 'read',
     run: ({ db, output }, { args }) => listSolverJobsCommand(solverJobs(db), args, output),
+  },
+  {
+    name: 'solver:transactions',
+    usage: SOLVER_TRANSACTIONS_USAGE,
+    description:
+      'list the transaction journal: what the solver and relayer signed, sent and settled (state, nonce, fee cap, replacements, last error)',
+    options: SOLVER_TRANSACTIONS_OPTIONS,
+    check: problemOf(parseSolverTransactionsArgs),
+    database: 'read',
+    run: ({ db, output }, { args }) => listSolverTransactionsCommand(db, args, output),
   },
   {
     name: 'solver:retry',

@@ -6,7 +6,7 @@ import {
   parseCommandLine,
   stringOption,
 } from '../command-line.js';
-import { formatTable, toJson } from '../format.js';
+import { parseLimit, printListing } from '../format.js';
 import type { CliOutput } from '../output.js';
 
 const HEADER = ['JOB', 'STATE', 'ATTEMPTS', 'NEXT ATTEMPT', 'REASON', 'LAST ERROR'];
@@ -35,11 +35,9 @@ export function parseSolverJobsArgs(
   if (state !== undefined && !STATES.includes(state)) {
     return `--state must be one of ${STATES.join(', ')} (got ${JSON.stringify(state)})`;
   }
-  const limit = stringOption(parsed, 'limit');
-  if (limit !== undefined && !/^[1-9]\d{0,3}$/.test(limit)) {
-    return `--limit must be a whole number from 1 to 9999 (got ${JSON.stringify(limit)})`;
-  }
-  return { state, limit: Number(limit ?? 50), json: flagOption(parsed, 'json') };
+  const limit = parseLimit(stringOption(parsed, 'limit'), 50);
+  if (typeof limit === 'string') return limit;
+  return { state, limit, json: flagOption(parsed, 'json') };
 }
 
 /** `solver:jobs`: the solver's jobs, newest first; a job's key is what `solver:retry` takes. */
@@ -55,23 +53,20 @@ export async function listSolverJobsCommand(
     return 1;
   }
   const rows = await jobs.list({ state: input.state, limit: input.limit });
-  if (input.json) {
-    output.out(toJson(rows.map(jobJson), 2));
-    return 0;
-  }
-  if (rows.length === 0) {
-    output.out('No solver jobs.');
-    return 0;
-  }
-  const table = rows.map((row) => [
-    jobKeyOf(row),
-    row.state,
-    String(row.attempts),
-    row.state === 'pending' || row.state === 'sent' ? row.next_attempt_at.toISOString() : '-',
-    row.reason ?? '-',
-    (row.last_error ?? '-').split('\n')[0].slice(0, 80),
-  ]);
-  for (const line of formatTable([HEADER, ...table])) output.out(line);
+  printListing(output.out, rows, {
+    json: input.json,
+    empty: 'No solver jobs.',
+    header: HEADER,
+    cells: (row) => [
+      jobKeyOf(row),
+      row.state,
+      String(row.attempts),
+      row.state === 'pending' || row.state === 'sent' ? row.next_attempt_at.toISOString() : '-',
+      row.reason ?? '-',
+      (row.last_error ?? '-').split('\n')[0].slice(0, 80),
+    ],
+    asJson: jobJson,
+  });
   return 0;
 }
 
