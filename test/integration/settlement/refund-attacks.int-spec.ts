@@ -11,10 +11,13 @@ import {
 } from '../../support/chain-clients.js';
 import { type Devnet, startDevnets } from '../../support/devnet.js';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import { PAYMENT_GAS_CAP } from '../../../src/solver/transaction-journal.js';
 import {
+  deployGasBurner,
   depositErc20For,
   depositNativeFor,
   ETH,
+  ethQuoteBody,
   eventTypesOf,
   freshRecipient,
   journalOf,
@@ -25,6 +28,9 @@ import {
  * Money going back to users, played by an attacker on two real local chains: returns that would cost the solver
  * more than they give back.
  */
+/** Rounds of the gas burner below: a payment to it takes about 110,000 gas, under the journal's cap. */
+const BURNER_ROUNDS = 3_400;
+
 describe('refunds and returns under attack', () => {
   let a: Devnet;
   let b: Devnet;
@@ -166,4 +172,108 @@ describe('refunds and returns under attack', () => {
       });
     },
   );
+  /** A refund or return to the burner as the solver's node would estimate it (the order id appended). */
+  const burnerGas = (burner: Address) =>
+    clients.reader(a.chainId).estimateGas({
+      account: a.accounts.solver.address,
+      to: burner,
+      value: 1n,
+      data: `0x${'11'.repeat(32)}`,
+    });
+
+  it('weighs a refund at the gas its refundTo contract burns: one worth more than a transfer’s gas but less than that is not refunded, one worth more is', async () => {
+    const app = await startTestApp(settlementEnv(a, b), [], undefined, database);
+    apps.push(app);
+    const db = app.app.get<Database>(DATABASE);
+    const burner = await deployGasBurner(clients, a, BURNER_ROUNDS);
+    const gas = await burnerGas(burner);
+    // Far above a plain transfer's 30,000 gas, and under the journal's cap: the journal would send it.
+    expect(gas).toBeGreaterThan(100_000n);
+    expect((gas * 12n) / 10n).toBeLessThanOrEqual(PAYMENT_GAS_CAP);
+    const quoted = async () => {
+      const { code, body } = await postJson(app, '/quote/v2', {
+        ...ethQuoteBody(a, b, a.accounts.user.address, freshRecipient(seed++)),
+        refundTo: burner,
+      });
+      expect(code).toBe(200);
+      return (body as Quote).protocol.v2.orderId;
+    };
+    const [dust, worth] = [await quoted(), await quoted()];
+    const solver = a.accounts.solver.address;
+    const solverNonce = await clients.reader(a.chainId).getTransactionCount({ address: solver });
+    const gasPrice = await clients.reader(a.chainId).getGasPrice();
+
+    // Attack: short deposits worth 40,000 gas, above the fixed 30,000, below the ~110,000 their refund would burn.
+    await depositNativeFor(clients, a, dust, gasPrice * 40_000n);
+    // A deposit worth far more than its refund's gas is refunded, to the contract all the same.
+    await depositNativeFor(clients, a, worth, gasPrice * 1_000_000n);
+    for (const id of [dust, worth]) {
+      await waitFor(
+        async () =>
+          (
+            await db.query(
+              `SELECT 1 FROM solver_jobs WHERE request_id = $1 AND kind = 'refund' AND state = 'done'`,
+              [id.toLowerCase()],
+            )
+          ).rowCount === 1,
+        'the refund job to be settled',
+        30_000,
+      );
+    }
+
+    expect(await journalOf(db, dust)).toEqual([]);
+    expect((await eventTypesOf(db, dust)).filter((type) => type.startsWith('Refund'))).toEqual([
+      'RefundSkipped',
+    ]);
+    expect((await journalOf(db, worth)).map((entry) => [entry.purpose, entry.state])).toEqual([
+      ['refund', 'mined'],
+    ]);
+    expect((await eventTypesOf(db, worth)).filter((type) => type.startsWith('Refund'))).toEqual([
+      'RefundSubmitted',
+      'RefundSucceeded',
+    ]);
+    expect(await clients.reader(a.chainId).getTransactionCount({ address: solver })).toBe(solverNonce + 1);
+    expect(await clients.balanceOf(a.chainId, ETH, burner)).toBe(gasPrice * 1_000_000n);
+  });
+
+  it('weighs a return at the gas its depositor contract burns: one worth more than a transfer’s gas but less than that is kept as dust, one worth more is returned', async () => {
+    const app = await startTestApp(settlementEnv(a, b), [], undefined, database);
+    apps.push(app);
+    const db = app.app.get<Database>(DATABASE);
+    await waitFor(async () => {
+      const { rows } = await db.query('SELECT 1 FROM chain_cursors WHERE chain_id = $1', [a.chainId]);
+      return rows.length > 0;
+    }, "the watcher's first round");
+    const burner = await deployGasBurner(clients, a, BURNER_ROUNDS);
+    expect(await burnerGas(burner)).toBeGreaterThan(100_000n);
+    const solver = a.accounts.solver.address;
+    const solverNonce = await clients.reader(a.chainId).getTransactionCount({ address: solver });
+    const gasPrice = await clients.reader(a.chainId).getGasPrice();
+
+    // Attack: deposits for ids no quote issued, naming the burner as depositor (the depository takes any address).
+    const dust = await depositNativeFor(clients, a, `0x${'b5'.repeat(31)}01`, gasPrice * 40_000n, burner);
+    const worth = await depositNativeFor(clients, a, `0x${'b5'.repeat(31)}02`, gasPrice * 1_000_000n, burner);
+    const stateOf = async (tx: string) =>
+      (
+        await db.query<{ state: string }>('SELECT state FROM unmatched_deposits WHERE tx_hash = $1', [
+          tx.toLowerCase(),
+        ])
+      ).rows[0]?.state;
+    await waitFor(
+      async () =>
+        ['dust', 'done', 'failed'].includes((await stateOf(dust.transactionHash)) ?? '') &&
+        ['dust', 'done', 'failed'].includes((await stateOf(worth.transactionHash)) ?? ''),
+      'both returns to be settled',
+      30_000,
+    );
+
+    expect(await stateOf(dust.transactionHash)).toBe('dust');
+    expect(await stateOf(worth.transactionHash)).toBe('done');
+    const returns = await db.query<{ request_id: string }>(
+      `SELECT request_id FROM solver_transactions WHERE purpose = 'return' AND request_id LIKE '0xb5b5%'`,
+    );
+    expect(returns.rows).toEqual([{ request_id: `0x${'b5'.repeat(31)}02` }]);
+    expect(await clients.reader(a.chainId).getTransactionCount({ address: solver })).toBe(solverNonce + 1);
+    expect(await clients.balanceOf(a.chainId, ETH, burner)).toBe(gasPrice * 1_000_000n);
+  });
 });

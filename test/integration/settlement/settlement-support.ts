@@ -44,13 +44,15 @@ export function ethQuoteBody(
 
 /**
  * The demo user's native deposit of `amount` for `id` into chain a's depository, sent as a wallet sends it, whatever
- * a quote asked (a short amount, an id no quote issued); its receipt.
+ * a quote asked (a short amount, an id no quote issued); its receipt. `depositor` is the address the deposit names
+ * (the depository takes any: a return goes there).
  */
 export function depositNativeFor(
   clients: ChainClients,
   a: Devnet,
   id: Hex,
   amount: bigint,
+  depositor: Address = a.accounts.user.address,
 ): Promise<TransactionReceipt> {
   return clients.send(
     a.chainId,
@@ -59,7 +61,7 @@ export function depositNativeFor(
     encodeFunctionData({
       abi: depositoryAbi,
       functionName: 'depositNative',
-      args: [a.accounts.user.address, id],
+      args: [depositor, id],
     }),
     amount,
   );
@@ -93,6 +95,26 @@ export async function depositErc20For(
       args: [user.address, token, amount, id],
     }),
   );
+}
+
+/**
+ * Deploys (from the demo user) a contract whose receive burns gas: it counts `rounds` down, 26 gas a round, then
+ * accepts what it was sent. A refund or return to it costs the solver that gas on top of a transfer's. Its address.
+ */
+export async function deployGasBurner(
+  clients: ChainClients,
+  chain: Devnet,
+  rounds: number,
+): Promise<Address> {
+  // PUSH2 rounds; JUMPDEST; PUSH1 1; SWAP1; SUB; DUP1; PUSH1 3; JUMPI; STOP
+  const runtime = `61${rounds.toString(16).padStart(4, '0')}5b600190038060035700`;
+  const init = `0x600d80600b6000396000f3${runtime}` as Hex;
+  const hash = await clients.wallet(chain.chainId).sendTransaction({
+    account: privateKeyToAccount(chain.accounts.user.privateKey),
+    chain: null,
+    data: init,
+  });
+  return (await clients.reader(chain.chainId).waitForTransactionReceipt({ hash })).contractAddress!;
 }
 
 /** Sends the quote's transaction steps from the user's key (each must succeed). */
