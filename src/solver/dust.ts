@@ -5,8 +5,12 @@ import { usdValue } from '../quotes/domain/pricing/valuation.js';
 import type { Currency } from '../requests/domain/records.js';
 import type { EvmClients } from './evm-clients.js';
 import { isNativeAddress } from './payments.js';
+import { gasLimitOf, type PreparedTx } from './transaction-journal.js';
 
-/** Gas a payment back takes at most (a native transfer with the order id, or an ERC-20 `transfer`). */
+/**
+ * Gas a plain payment back takes at most (a native transfer with the order id, or an ERC-20 `transfer`): the least a
+ * payment is weighed at, whatever its estimate says.
+ */
 const PAYMENT_GAS = { native: 30_000n, token: 70_000n };
 
 /** A payment that cannot be weighed against its gas now (no USD price): not sent now, retried later. */
@@ -45,21 +49,24 @@ export async function isDust(
 
 /**
  * Whether paying `amount` of `currency` (an address; the zero address: native) back from the solver, as a refund or
- * a return of an unmatched deposit, is dust: worth less than the transfer's gas (isDust). Throws DustUnknown as
+ * a return of an unmatched deposit, is dust: worth less than the gas it may cost (isDust). That is the gas the journal
+ * would sign it with (`gasLimitOf` its estimate in `prepared`, what `journal.prepare` read): the recipient is an
+ * address a user chose, and a contract there may burn all of it on receipt, up to `PAYMENT_GAS_CAP`. Never less than
+ * a plain transfer's gas (30,000 native, 70,000 for a token), the rule's floor; `prepared` null (not estimated: it
+ * would revert) weighs at the floor alone, so dust is still not sent, rather than retried. Throws DustUnknown as
  * isDust does.
+ *
+ * @example if (await isPaymentDust(deps, chain, amount, currency, await journal.prepare(chain, intent))) skip();
  */
 export function isPaymentDust(
   deps: { readonly clients: EvmClients; readonly prices?: PriceSource },
   chain: ChainInfo,
   amount: bigint,
   currency: string,
+  prepared: Pick<PreparedTx, 'gas'> | null,
 ): Promise<boolean> {
   const native = isNativeAddress(currency);
-  return isDust(
-    deps,
-    chain,
-    amount,
-    native ? null : (currency as Address),
-    PAYMENT_GAS[native ? 'native' : 'token'],
-  );
+  const floor = PAYMENT_GAS[native ? 'native' : 'token'];
+  const limit = prepared ? gasLimitOf(prepared.gas) : 0n;
+  return isDust(deps, chain, amount, native ? null : (currency as Address), limit > floor ? limit : floor);
 }

@@ -7,12 +7,15 @@ import { isRevert, type JobOutcome, type SolverJobDeps, storedError } from './so
 import { refundRecipient, transferIntent } from './payments.js';
 import { readRequestFacts } from './request-facts.js';
 import { type ClaimedJob, jobKey } from './solver-jobs.js';
-import { isSamePayment, type JournalEntry } from './transaction-journal.js';
+import { isSamePayment, type JournalEntry, type PreparedTx } from './transaction-journal.js';
 
 export type RefundDeps = SolverJobDeps;
 
 /** A refund that cannot be sent now (RPC down, gas estimation failing): retried with backoff by the job queue. */
 export class RefundNotSent extends Error {}
+
+const notSent = (error: unknown) =>
+  new RefundNotSent(`${isRevert(error) ? 'would revert' : 'not sent'}: ${storedError(error)}`);
 
 /**
  * Refunds a failed request's confirmed deposit on the chain and in the currency it was made, to the quote's refund
@@ -21,9 +24,11 @@ export class RefundNotSent extends Error {}
  * filled and refunded. Each attempt is journaled before it is sent; a refund that reverted is dead and may be tried
  * again, one that is open is waited for, never duplicated.
  *
- * A deposit worth less than the gas its refund would cost (the dust rule of unmatched returns) is not refunded: the
- * request records RefundSkipped (`AMOUNT_TOO_LOW_TO_REFUND`) and the funds stay in the depository. Else anyone could
- * make the solver pay a transfer's gas per 1-wei deposit into a quote. The skip is decided before anything is
+ * A deposit worth less than the gas its refund would cost (the dust rule of unmatched returns: the refund's own gas
+ * estimate, so a `refundTo` contract that burns gas on receipt counts, and never less than a plain transfer's) is not
+ * refunded: the request records RefundSkipped (`AMOUNT_TOO_LOW_TO_REFUND`) and the funds stay in the depository. Else
+ * anyone could make the solver pay a transfer's gas per 1-wei deposit into a quote, or a gas burner's per deposit
+ * worth a little more. The skip is decided before anything is
  * journaled, and the request refuses any refund after it, so a skipped refund is never sent.
  */
 export class RefundJob {
@@ -45,7 +50,22 @@ export class RefundJob {
         (entry) => entry.purpose === 'refund' && ['signed', 'broadcast', 'mined'].includes(entry.state),
       );
       if (!refund) {
-        if (!submittedBefore && (await this.dust(origin, deposit))) {
+        const intent = transferIntent(
+          deposit.currency,
+          recipient,
+          BigInt(deposit.amount),
+          quote.requestId as Hex,
+        );
+        // Estimated once: the gas it is weighed at is the gas it would be signed with. One that cannot be estimated
+        // (it would revert) is still weighed at a plain transfer's gas: dust is skipped, not retried.
+        let prepared: PreparedTx | null = null;
+        let unprepared: unknown;
+        try {
+          prepared = await this.deps.journal.prepare(origin, intent);
+        } catch (error) {
+          unprepared = error;
+        }
+        if (!submittedBefore && (await this.dust(origin, deposit, prepared))) {
           failpoint('refund:after-dust');
           const skipped = await this.deps.requests.record(quote.requestId, {
             type: 'SkipRefund',
@@ -60,21 +80,16 @@ export class RefundJob {
           // Refused: the request moved on meanwhile (another attempt submitted a refund); read it again.
           return skipped ? 'done' : 'later';
         }
-        const intent = transferIntent(
-          deposit.currency,
-          recipient,
-          BigInt(deposit.amount),
-          quote.requestId as Hex,
-        );
+        if (!prepared) throw notSent(unprepared);
         try {
-          refund = await this.deps.journal.record(
+          refund = await this.deps.journal.recordPrepared(
             origin,
-            intent,
+            prepared,
             { purpose: 'refund', jobKey: jobKey(job), requestId: quote.requestId },
             this.deps.jobs.guard(job),
           );
         } catch (error) {
-          throw new RefundNotSent(`${isRevert(error) ? 'would revert' : 'not sent'}: ${storedError(error)}`);
+          throw notSent(error);
         }
         failpoint('refund:after-record');
       }
@@ -106,13 +121,18 @@ export class RefundJob {
   }
 
   /**
-   * Whether refunding the deposit would cost the solver more gas than it gives back. One that cannot be weighed now
+   * Whether refunding the deposit would cost the solver more gas than it gives back (its estimate, `prepared`, as
+   * the journal would sign it; a plain transfer's at least). One that cannot be weighed now
    * (a token with no USD price, the gas price unreadable) is not refunded now (RefundNotSent: retried), rather than
    * refunded at any cost.
    */
-  private async dust(origin: ChainInfo, deposit: DepositConfirmedData): Promise<boolean> {
+  private async dust(
+    origin: ChainInfo,
+    deposit: DepositConfirmedData,
+    prepared: PreparedTx | null,
+  ): Promise<boolean> {
     try {
-      return await isPaymentDust(this.deps, origin, BigInt(deposit.amount), deposit.currency);
+      return await isPaymentDust(this.deps, origin, BigInt(deposit.amount), deposit.currency, prepared);
     } catch (error) {
       if (error instanceof DustUnknown) throw new RefundNotSent(`refund of ${error.message}`);
       throw new RefundNotSent(`not weighed against its gas: ${storedError(error)}`);

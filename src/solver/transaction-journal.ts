@@ -54,6 +54,12 @@ export interface JournalEntry extends TxIntent {
  * solver pay up to a block's gas for each of them (a refund costs its user nothing).
  */
 export const PAYMENT_GAS_CAP = 150_000n;
+
+/**
+ * The gas limit a transaction estimated at `estimate` is signed with: a fifth more, for state that changes before it
+ * mines. What the transaction may burn, and so what it may cost (a recipient contract can burn all of it).
+ */
+export const gasLimitOf = (estimate: bigint): bigint => (estimate * 12n) / 10n;
 const CAPPED_PAYMENTS: ReadonlySet<TxPurpose> = new Set(['refund', 'return', 'claim']);
 
 /** A payment to a user's address needs more gas than `PAYMENT_GAS_CAP`: nothing was signed or stored. */
@@ -201,9 +207,21 @@ export class TransactionJournal {
     meta: EntryMeta,
     guard?: (tx: SqlExecutor) => Promise<boolean>,
   ): Promise<JournalEntry> {
-    const prepared = await this.prepare(chain, intent);
-    if (CAPPED_PAYMENTS.has(meta.purpose) && (prepared.gas * 12n) / 10n > PAYMENT_GAS_CAP) {
-      throw new PaymentGasTooHigh(meta.purpose, intent.to, prepared.gas);
+    return this.recordPrepared(chain, await this.prepare(chain, intent), meta, guard);
+  }
+
+  /**
+   * `record` of a transaction already prepared (`prepare`), for a caller that weighs it first (a payment worth less
+   * than the gas its estimate allows is not sent: `isPaymentDust`): the gas weighed is the gas signed.
+   */
+  async recordPrepared(
+    chain: ChainInfo,
+    prepared: PreparedTx,
+    meta: EntryMeta,
+    guard?: (tx: SqlExecutor) => Promise<boolean>,
+  ): Promise<JournalEntry> {
+    if (CAPPED_PAYMENTS.has(meta.purpose) && gasLimitOf(prepared.gas) > PAYMENT_GAS_CAP) {
+      throw new PaymentGasTooHigh(meta.purpose, prepared.intent.to, prepared.gas);
     }
     const [entry] = await this.recordMany(
       chain,
@@ -250,7 +268,7 @@ export class TransactionJournal {
       const signed = await Promise.all(
         kept.map(async ({ prepared, meta }, index) => {
           const nonce = first + BigInt(index);
-          const gas = (prepared.gas * 12n) / 10n;
+          const gas = gasLimitOf(prepared.gas);
           const rawTx = await this.sender.sign(chain, prepared.intent, nonce, gas, prepared.fees);
           return { nonce, intent: prepared.intent, rawTx, meta };
         }),

@@ -7,7 +7,7 @@ import type { EvmClients } from './evm-clients.js';
 import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
 import { transferIntent } from './payments.js';
 import { storedError } from './solver-job.js';
-import { isSamePayment, type TransactionJournal } from './transaction-journal.js';
+import { isSamePayment, type PreparedTx, type TransactionJournal } from './transaction-journal.js';
 
 interface UnmatchedRow {
   chain_id: string;
@@ -82,12 +82,23 @@ export class UnmatchedReturns {
         ['signed', 'broadcast', 'mined'].includes(candidate.state),
       );
       if (!sent) {
-        // Worth less than its gas: not returned (it stays in the depository), else dust drains the solver.
-        if (await isPaymentDust(this.options, chain, BigInt(row.amount), row.currency))
+        const intent = transferIntent(row.currency, row.depositor, BigInt(row.amount), row.request_id as Hex);
+        // Worth less than the gas it would be signed with (the depositor may be a contract burning gas on receipt;
+        // a plain transfer's at least, also when it cannot be estimated): not returned, it stays in the depository,
+        // else dust drains the solver.
+        let prepared: PreparedTx | null = null;
+        let unprepared: unknown;
+        try {
+          prepared = await this.journal.prepare(chain, intent);
+        } catch (error) {
+          unprepared = error;
+        }
+        if (await isPaymentDust(this.options, chain, BigInt(row.amount), row.currency, prepared))
           return 'dust' as const;
-        sent = await this.journal.record(
+        if (!prepared) throw unprepared;
+        sent = await this.journal.recordPrepared(
           chain,
-          transferIntent(row.currency, row.depositor, BigInt(row.amount), row.request_id as Hex),
+          prepared,
           { purpose: 'return', jobKey: key, requestId: row.request_id },
           (tx) => this.holds(tx, row),
         );
