@@ -9,6 +9,8 @@ export type RpcFault =
   | { readonly kind: 'hang-up-after-forward' }
   /** Forward, then answer as the node did, `ms` later (a slow provider). */
   | { readonly kind: 'delay'; readonly ms: number }
+  /** Forward, then answer as the node did once `until` settles (a caller held mid-way while the test acts). */
+  | { readonly kind: 'hold'; readonly until: Promise<unknown> }
   /** Do not forward; answer with this JSON-RPC error. */
   | { readonly kind: 'error'; readonly message: string }
   /** Forward the same method with other params (e.g. a lagging `finalized` block), and answer with that. */
@@ -66,6 +68,7 @@ export class RpcProxy {
     if (fault?.kind === 'error-after-forward') return rpcError(call.id, fault.message);
     if (fault?.kind === 'hang-up-after-forward') return null;
     if (fault?.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.ms));
+    if (fault?.kind === 'hold') await fault.until.catch(() => undefined);
     if (fault?.kind === 'rewrite-result') {
       const parsed = JSON.parse(answer) as { result?: unknown };
       if ('result' in parsed) return JSON.stringify({ ...parsed, result: fault.rewrite(parsed.result) });

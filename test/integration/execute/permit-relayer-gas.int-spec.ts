@@ -168,6 +168,50 @@ describe('permits the relayer would pay to revert (attack)', () => {
     expect(await eventTypesOf(db, permit.id)).not.toContain('DepositSubmitted');
   });
 
+  it('refuses a permit whose user deposits directly while the relayer prepares it (seen, not final): the permit never leaves', async () => {
+    // The relayer's gas estimate is held until the direct deposit is seen: the request had nothing after its quote
+    // when the permit was posted, and has a deposit when the relayer records its own.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let estimating!: () => void;
+    const estimated = new Promise<void>((resolve) => (estimating = resolve));
+    const relayer = a.accounts.relayer.address.toLowerCase();
+    proxy = new RpcProxy(a.rpcUrl, (method, params) => {
+      if (method !== 'eth_estimateGas') return null;
+      if ((params[0] as { from?: string }).from?.toLowerCase() !== relayer) {
+        return { kind: 'forward-as', params: [params[0], 'latest'] };
+      }
+      estimating();
+      return { kind: 'hold', until: held };
+    });
+    const { app, db } = await start(undefined, { DEVNET_FINALITY_BLOCKS: '5' });
+    const user = privateKeyToAccount(a.accounts.user.privateKey);
+    const permit = await signedPermit(app, user, 2_000_000n);
+    const before = await clients.balanceOf(a.chainId, a.deployment.usdc, user.address);
+
+    const answer = permit.execute();
+    await estimated;
+    await depositErc20For(clients, a, permit.id, a.deployment.usdc, 2_000_000n);
+    await waitFor(
+      async () => (await eventTypesOf(db, permit.id)).includes('DepositDetected'),
+      'the direct deposit to be seen',
+    );
+    release();
+
+    expect(await answer).toMatchObject({ code: 409, body: { errorCode: 'CONFLICT' } });
+    expect(await eventTypesOf(db, permit.id)).not.toContain('DepositSubmitted');
+    // Journaled, then voided unsent (its nonce filled by a transfer to self): no second deposit, no return.
+    const [journaled] = (await journalOf(db, permit.id)).filter((entry) => entry.purpose === 'permit');
+    expect(journaled.state).toBe('void');
+    await a.mine(1);
+    const receipt = await clients
+      .reader(a.chainId)
+      .getTransactionReceipt({ hash: journaled.tx_hash as Hex })
+      .catch(() => null);
+    expect(receipt).toBeNull();
+    expect(await clients.balanceOf(a.chainId, a.deployment.usdc, user.address)).toBe(before - 2_000_000n);
+  });
+
   it('answers a permit posted again after it was submitted with the same transaction, sending nothing more', async () => {
     const { app, db } = await start();
     const user = await fundedUser(2_000_000n);

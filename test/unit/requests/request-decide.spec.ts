@@ -325,6 +325,29 @@ describe('Request decisions', () => {
     });
   });
 
+  describe('a deposit submitted through the execute path (SubmitDeposit, the relayer’s permit)', () => {
+    const submitted = (txHash: string): RequestCommand => ({
+      type: 'SubmitDeposit',
+      data: { via: 'permit', chainId: quote.originChainId, txHash, submittedAt: quote.quotedAt },
+    });
+    const ours = submitted('0x' + 'a1'.repeat(32));
+    const another = submitted('0x' + 'b2'.repeat(32));
+
+    it('is taken on a request with nothing after its quote, and once only for the same transaction', () => {
+      given(quoted).when(ours).then('DepositSubmitted');
+      given(quoted, ours).when(ours).then();
+    });
+
+    it('is refused once a deposit was made directly, seen and not yet final: the relayer would send a second one', () => {
+      given(quoted, detect).when(ours).thenThrows('DEPOSIT_ALREADY_MADE');
+    });
+
+    it('is refused once a deposit is confirmed, or once another transaction was submitted', () => {
+      given(quoted, detect, confirm).when(ours).thenThrows('DEPOSIT_ALREADY_MADE');
+      given(quoted, ours).when(another).thenThrows('DEPOSIT_ALREADY_MADE');
+    });
+  });
+
   it('refuses to evolve an event the table does not allow (a corrupted stream)', () => {
     const [event] = decide(given(quoted, detect, confirm, submitFill).state, fillSuccess);
     expect(() => evolve(given(quoted).state, event.event)).toThrow(
