@@ -199,8 +199,10 @@ export class ExecuteService {
           );
         } catch (error) {
           if (!(error instanceof RequestDomainError)) throw error;
+          // The request took a deposit meanwhile (one made directly, seen while this was prepared): the permit
+          // never leaves.
           await journal.abandon(origin, entry);
-          throw new ApiError('CONFLICT', `Request ${requestId} is past its deposit`);
+          throw new ApiError('CONFLICT', `Request ${requestId} is past its deposit: ${error.message}`);
         }
         await journal.release(origin, entry);
       }

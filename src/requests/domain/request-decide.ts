@@ -70,6 +70,7 @@ export type RequestErrorCode =
   | 'DEADLINE_NOT_REACHED'
   | 'DEADLINE_PASSED'
   | 'DEPOSIT_MISMATCH'
+  | 'DEPOSIT_ALREADY_MADE'
   | 'FILL_MISMATCH';
 
 /** Why a deposit is not this request's to take (it is returned to its depositor instead). */
@@ -125,7 +126,11 @@ export function decide(state: RequestState, command: RequestCommand): Decided[] 
     case 'SubmitDeposit': {
       const tx = command.data.txHash ? txKey(command.data.chainId, command.data.txHash) : null;
       if (state.status === 'depositing' && state.depositSubmittedTx === tx) return [];
-      return allow(state, new DepositSubmitted(command.data));
+      // The table takes it from `waiting` only (not after a confirmed or another submitted deposit); waiting
+      // requests may already have seen one.
+      const submitted = allow(state, new DepositSubmitted(command.data));
+      refuseSecondDeposit(state);
+      return submitted;
     }
     case 'ConfirmDeposit': {
       const data = command.data;
@@ -329,6 +334,19 @@ function refuseAfterSkip(state: QuotedState, what: string): void {
       `${what} is not allowed: request ${state.requestId} skipped its refund (AMOUNT_TOO_LOW_TO_REFUND)`,
     );
   }
+}
+
+/**
+ * Refuses a deposit submitted through the execute path (the relayer's permit) on a request that already saw one made
+ * directly, even not final. Recorded before the relayer broadcasts, so a deposit seen while the permit was prepared
+ * makes the relayer abandon it unsent rather than send a second deposit (its gas, then Ferry's return).
+ */
+function refuseSecondDeposit(state: QuotedState): void {
+  if (state.depositsDetected.length === 0) return;
+  throw new RequestDomainError(
+    'DEPOSIT_ALREADY_MADE',
+    `Request ${state.requestId} already has a deposit (${state.depositsDetected[0]}); another would be returned`,
+  );
 }
 
 function depositOf(state: QuotedState): TxKey | null {

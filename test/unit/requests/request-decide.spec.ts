@@ -343,8 +343,16 @@ describe('Request decisions', () => {
     });
 
     it('is refused once a deposit is confirmed, or once another transaction was submitted', () => {
-      given(quoted, detect, confirm).when(ours).thenThrows('DEPOSIT_ALREADY_MADE');
-      given(quoted, ours).when(another).thenThrows('DEPOSIT_ALREADY_MADE');
+      given(quoted, detect, confirm).when(ours).thenThrows('ILLEGAL_TRANSITION');
+      given(quoted, ours).when(another).thenThrows('ILLEGAL_TRANSITION');
+    });
+
+    it('is still the same fact once its own deposit was seen', () => {
+      const seen = {
+        ...detect,
+        data: { ...(detect.data as object), txHash: (ours.data as { txHash: string }).txHash },
+      } as RequestCommand;
+      given(quoted, ours, seen).when(ours).then();
     });
   });
 
