@@ -13,6 +13,7 @@ import { NextRead, PerBlock } from './block-reads.js';
 import { callSandboxAbi, sandboxOf } from './abi/call-executor.js';
 import { erc20Abi } from './abi/erc20.js';
 import type { ChainCurrency, ChainInfo } from './chain.js';
+import { wrongChainOf } from './chain-checked-fetch.js';
 import { ReadClients } from './read-clients.js';
 
 export interface GasPrice {
@@ -21,10 +22,11 @@ export interface GasPrice {
   /** `rpc`: read from the chain; `default`: the chain's configured default (no RPC, or it did not answer in time). */
   readonly source: 'rpc' | 'default';
   /**
-   * Why an EVM chain's price is the default: it has no RPC here (`not-configured`), or its RPC failed or timed out
-   * (`rpc-failed`). Absent for chains whose gas is not read from an RPC (SVM, perps exchanges).
+   * Why an EVM chain's price is the default: it has no RPC here (`not-configured`), its RPC failed or timed out
+   * (`rpc-failed`), or its RPC serves another chain (`wrong-chain`, see `chainCheckedFetch`). Absent for chains whose
+   * gas is not read from an RPC (SVM, perps exchanges).
    */
-  readonly unavailable?: 'not-configured' | 'rpc-failed';
+  readonly unavailable?: 'not-configured' | 'rpc-failed' | 'wrong-chain';
 }
 
 /**
@@ -64,7 +66,7 @@ export class ChainReader {
         .of(rpcUrl, chain.id)
         .getGasPrice()
         .then((priceWei): GasPrice => ({ priceWei, source: 'rpc' }))
-        .catch(() => fallback('rpc-failed')),
+        .catch((error: unknown) => fallback(wrongChainOf(error) ? 'wrong-chain' : 'rpc-failed')),
     );
   }
 
@@ -154,9 +156,11 @@ export class ChainReader {
     key: string,
     read: (client: PublicClient, blockNumber: bigint) => Promise<bigint>,
   ): Promise<bigint | null> {
-    const { rpcUrl: id } = chain;
-    if (chain.vmType !== 'evm' || !id) return null;
-    const client = this.clients.of(id, chain.id);
+    const { rpcUrl } = chain;
+    if (chain.vmType !== 'evm' || !rpcUrl) return null;
+    const client = this.clients.of(rpcUrl, chain.id);
+    // Per chain and URL: one URL configured for two chains must not share heads or values between them.
+    const id = `${chain.id}\n${rpcUrl}`;
     let head = this.heads.get(id);
     if (!head) {
       head = new NextRead();

@@ -20,6 +20,7 @@ import { AttestationService } from '../oracle/attestation.service.js';
 import { EvmClients } from '../solver/evm-clients.js';
 import { Solver } from '../solver/solver.js';
 import { TransactionJournal } from '../solver/transaction-journal.js';
+import { wrongChainOf } from './chain-checked-fetch.js';
 import { ChainWatcher } from './watcher/chain-watcher.js';
 
 /**
@@ -86,9 +87,9 @@ export class ChainRuntime implements OnApplicationBootstrap, BeforeApplicationSh
     const now = Date.now();
     if (now - (this.lastWarned.get(key) ?? 0) < 60_000) return;
     this.lastWarned.set(key, now);
-    this.logger.warn(
-      `${what}: ${(error as Error).message?.split('\n')[0] ?? String(error)} (repeats muted for 60 s)`,
-    );
+    // viem's first line says only "HTTP request failed." for an RPC refused as serving another chain.
+    const shown = wrongChainOf(error) ?? (error as Error);
+    this.logger.warn(`${what}: ${shown.message?.split('\n')[0] ?? String(error)} (repeats muted for 60 s)`);
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { DATABASE, type Database } from '../database/database.js';
+import { rpcChainCheckOf } from '../chains/chain-checked-fetch.js';
 import { EVENT_STORE, type EventStore } from '../event-store/event-store.js';
 import { ProjectionsService } from '../../projections/projections.service.js';
 import { LogWatermark } from './log-watermark.js';
@@ -18,7 +19,7 @@ export interface CheckResult {
 
 export interface HealthReport {
   status: 'ok' | 'error';
-  checks: { database: CheckResult; eventStore: CheckResult; projections: CheckResult };
+  checks: { database: CheckResult; eventStore: CheckResult; projections: CheckResult; chains: CheckResult };
 }
 
 type Part = keyof HealthReport['checks'];
@@ -32,7 +33,9 @@ interface Reading {
 const CHECK_TIMEOUT_MS = 3000;
 
 /**
- * Ready = the database and the event store answer, and every projection is live and within its lag limit. The event
+ * Ready = the database and the event store answer, every projection is live and within its lag limit, and no EVM
+ * chain's RPC was found serving another chain (`chains`: what this process's clients last found, read from memory;
+ * a chain not read yet is `unchecked`, an RPC that does not answer is not a readiness failure). The event
  * store's check also reports the log's xmin watermark (`watermark.ageMs`, `watermark.heldBy`): how long catch-up
  * readers have been held below a running transaction, and which session holds it (docs/decisions/0002, 0020).
  *
@@ -75,6 +78,7 @@ export class HealthService implements OnApplicationBootstrap, OnModuleDestroy {
       database: this.reported('database', at),
       eventStore: this.reported('eventStore', at),
       projections: this.reported('projections', at),
+      chains: this.reported('chains', at),
     };
     const up = Object.values(checks).every((result) => result.status === 'up');
     return { status: up ? 'ok' : 'error', checks };
@@ -134,7 +138,35 @@ export class HealthService implements OnApplicationBootstrap, OnModuleDestroy {
         return { kind: this.store.kind, watermark: await this.watermark.read(this.db) };
       }),
       take('projections', () => projectionLag(this.projections, this.config.health.maxProjectionLagSeconds)),
+      Promise.resolve().then(() => {
+        this.readings.chains = { result: this.rpcChains(), at: performance.now() };
+      }),
     ]);
+  }
+
+  /** Each EVM chain's RPC as this process's clients last found it (chain-checked-fetch.ts): no I/O. */
+  private rpcChains(): CheckResult {
+    const chains: Record<string, Record<string, unknown>> = {};
+    const wrong: string[] = [];
+    for (const chain of this.config.chains.all()) {
+      if (chain.vmType !== 'evm' || !chain.rpcUrl) continue;
+      const check = rpcChainCheckOf(chain.rpcUrl, chain.id);
+      const variable = chain.rpcUrlVariable ?? undefined;
+      if (check?.status === 'wrong-chain') {
+        chains[chain.id] = {
+          status: 'down',
+          reason: 'wrong-chain',
+          servedChainId: check.servedChainId,
+          variable,
+        };
+        wrong.push(`chain ${chain.id}'s RPC (${variable ?? 'rpcUrl'}) serves chain ${check.servedChainId}`);
+      } else {
+        chains[chain.id] = { status: check ? 'up' : 'unchecked' };
+      }
+    }
+    return wrong.length > 0
+      ? { status: 'down', error: `${wrong.join('; ')}: nothing is read there`, chains }
+      : { status: 'up', chains };
   }
 }
 

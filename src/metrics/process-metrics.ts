@@ -37,6 +37,13 @@ export const rpcErrors = new Counter({
   registers: [processRegistry],
 });
 
+export const rpcChainMismatch = new Gauge({
+  name: 'ferry_rpc_chain_mismatch',
+  help: '1 while an RPC configured for the chain answers eth_chainId with another chain (nothing is read through it), else 0',
+  labelNames: ['chain'] as const,
+  registers: [processRegistry],
+});
+
 export const chainHead = new Gauge({
   name: 'ferry_chain_head_block',
   help: "The chain's head block, as the watcher last read it",

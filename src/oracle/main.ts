@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { assertRpcChainIds } from '../chains/assert-rpc-chain-ids.js';
 import { ConfigError } from '../config/config.error.js';
 import { AttestationService } from './attestation.service.js';
 import { loadOracleConfig } from './config/oracle-config.js';
@@ -14,6 +15,8 @@ async function main(): Promise<void> {
     ...loadVaultSecrets(process.env.VAULT_SECRETS_DIR || '/vault/secrets', process.env),
   };
   const config = loadOracleConfig(env);
+  // An RPC URL that serves another chain would have that chain's facts attested as this one's (docs/oracle.md).
+  if (config.environment === 'production') await assertRpcChainIds(config.chains.all());
   const signer = await createSigner(config.signing, env);
   const app = await createOracleApp(config, signer);
   app.get(AttestationService).announce();

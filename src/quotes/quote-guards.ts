@@ -27,10 +27,13 @@ export function refuseBeyondLiquidity(
  * 400 CHAIN_RPC_UNAVAILABLE in production when an EVM chain's gas price is the configured default because the chain
  * could not be read: a gas fee priced from a constant would under-charge the solver's fill exactly when gas is dear
  * and RPCs overloaded, and a chain Ferry cannot read it cannot settle on either. Other environments quote with the
- * default (docs/quotes.md); chains whose gas is not read from an RPC (SVM, perps) are not concerned.
+ * default (docs/quotes.md); chains whose gas is not read from an RPC (SVM, perps) are not concerned. An RPC that
+ * serves another chain (`wrong-chain`) is refused in every environment: neither the deposit nor the fill could be
+ * seen there.
  */
 export function refuseUnreadGasPrice(gas: GasPrice, chain: ChainInfo, environment: string): void {
-  if (environment !== 'production' || gas.unavailable === undefined) return;
+  if (gas.unavailable === undefined) return;
+  if (environment !== 'production' && gas.unavailable !== 'wrong-chain') return;
   throw new QuoteError(
     'CHAIN_RPC_UNAVAILABLE',
     `Chain ${chain.id} (${chain.displayName}) cannot be quoted now: its gas price could not be read (${gas.unavailable})`,

@@ -1,6 +1,6 @@
 import { type Chain, createPublicClient, http, type PublicClient } from 'viem';
 import type { ChainInfo } from '../chains/chain.js';
-import { countingFetch } from '../metrics/process-metrics.js';
+import { chainCheckedFetch } from '../chains/chain-checked-fetch.js';
 
 /** The chain's RPC, or a clear error naming the variable that would set it. */
 export function rpcOf(chain: ChainInfo): string {
@@ -24,7 +24,8 @@ export function viemChain(chain: ChainInfo): Chain {
 
 /**
  * One public client per chain for the solver's reads and broadcasts. No block-number cache (viem would reuse the
- * head for 4 s) and a bounded time per call: an RPC that hangs is an "unknown" outcome, never a stuck worker.
+ * head for 4 s) and a bounded time per call: an RPC that hangs is an "unknown" outcome, never a stuck worker. Nothing
+ * is read or sent before the RPC answered `eth_chainId` with the chain's id (`chainCheckedFetch`).
  */
 export class EvmClients {
   private readonly clients = new Map<number, PublicClient>();
@@ -39,7 +40,7 @@ export class EvmClients {
         transport: http(rpcOf(chain), {
           retryCount: 1,
           timeout: this.timeoutMs,
-          fetchFn: countingFetch(chain.id),
+          fetchFn: chainCheckedFetch(rpcOf(chain), chain.id),
         }),
         pollingInterval: 100,
         cacheTime: 0,

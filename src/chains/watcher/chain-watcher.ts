@@ -15,7 +15,8 @@ import type { Database } from '../../database/database.js';
 import { ExecuteRequestCommand } from '../../requests/commands/execute-request.command.js';
 import { RequestDomainError } from '../../requests/domain/request-decide.js';
 import { depositoryAbi } from '../abi/depository.js';
-import { chainHead, countingFetch } from '../../metrics/process-metrics.js';
+import { chainHead } from '../../metrics/process-metrics.js';
+import { chainCheckedFetch } from '../chain-checked-fetch.js';
 import type { ChainInfo } from '../chain.js';
 import {
   depositAddressBalances,
@@ -434,9 +435,13 @@ export class ChainWatcher {
     let client = this.clients.get(chain.id);
     if (!client) {
       // No block-number cache: viem would otherwise reuse the head for its polling interval (4 s by default),
-      // delaying every deposit by up to that much.
+      // delaying every deposit by up to that much. An RPC serving another chain fails every read (`chainCheckedFetch`):
+      // the round throws before it records anything or moves a cursor.
       client = createPublicClient({
-        transport: http(chain.rpcUrl!, { retryCount: 2, fetchFn: countingFetch(chain.id) }),
+        transport: http(chain.rpcUrl!, {
+          retryCount: 2,
+          fetchFn: chainCheckedFetch(chain.rpcUrl!, chain.id),
+        }),
         cacheTime: 0,
         pollingInterval: this.options.pollIntervalMs,
       }) as PublicClient;

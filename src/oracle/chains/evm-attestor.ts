@@ -12,6 +12,7 @@ import { callExecutorAbi } from '../../chains/abi/call-executor.js';
 import { depositoryAbi, depositoryAdminAbi } from '../../chains/abi/depository.js';
 import { erc20Abi } from '../../chains/abi/erc20.js';
 import type { ChainInfo } from '../../chains/chain.js';
+import { wrongChainOf } from '../../chains/chain-checked-fetch.js';
 import type { ReadClients } from '../../chains/read-clients.js';
 import { ApiError } from '../../common/http/api-error.js';
 import type {
@@ -163,13 +164,24 @@ async function finalBlockNumber(client: PublicClient, chain: ChainInfo): Promise
   return (await client.getBlockNumber({ cacheTime: 0 })) - BigInt(Math.max(chain.finality.blocks, 1) - 1);
 }
 
-/** Runs a read; anything but "not found" from the RPC is CHAIN_RPC_UNAVAILABLE (rpc-failed). */
+/**
+ * Runs a read; anything but "not found" from the RPC is CHAIN_RPC_UNAVAILABLE: `wrong-chain` when the RPC serves
+ * another chain (nothing was read), else `rpc-failed`.
+ */
 async function read<T>(chain: ChainInfo, reading: () => Promise<T>): Promise<T> {
   try {
     return await reading();
   } catch (error) {
     if (error instanceof TransactionReceiptNotFoundError || error instanceof TransactionNotFoundError)
       throw error;
+    const wrong = wrongChainOf(error);
+    if (wrong) {
+      throw new ApiError('CHAIN_RPC_UNAVAILABLE', wrong.message, {
+        chainId: chain.id,
+        reason: 'wrong-chain',
+        servedChainId: wrong.servedChainId,
+      });
+    }
     throw new ApiError('CHAIN_RPC_UNAVAILABLE', `Chain ${chain.id}'s RPC failed: ${shortReason(error)}`, {
       chainId: chain.id,
       reason: 'rpc-failed',

@@ -1,6 +1,7 @@
 import { CommandBus } from '@nestjs/cqrs';
 import type { Address, Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { assertRpcChainIds } from '../../../src/chains/assert-rpc-chain-ids.js';
 import type { ChainInfo } from '../../../src/chains/chain.js';
 import { ReadClients } from '../../../src/chains/read-clients.js';
 import { ChainWatcher } from '../../../src/chains/watcher/chain-watcher.js';
@@ -113,6 +114,80 @@ describe('an RPC that serves another chain than the one configured', () => {
     expect(answer).toEqual({
       refused: 'CHAIN_RPC_UNAVAILABLE',
       errorData: { chainId: a.chainId, reason: 'wrong-chain', servedChainId: b.chainId },
+    });
+  });
+
+  describe("configured so (DEVNET_A_RPC_URL holds chain 31338's URL), with the watcher running", () => {
+    let wrong: TestApp;
+
+    beforeAll(async () => {
+      wrong = await startTestApp({
+        DEVNET_A_RPC_URL: b.rpcUrl,
+        DEVNET_B_RPC_URL: b.rpcUrl,
+        CHAIN_WATCHER_RUN: 'true',
+        CHAIN_POLL_INTERVAL_MS: '50',
+      });
+    }, 60_000);
+    afterAll(async () => {
+      await wrong?.close();
+    });
+
+    it('refuses quotes from the chain with CHAIN_RPC_UNAVAILABLE wrong-chain, in every environment', async () => {
+      const { code, body } = await postJson(wrong, '/quote/v2', {
+        user: privateKeyToAccount(a.accounts.user.privateKey).address,
+        originChainId: a.chainId,
+        destinationChainId: b.chainId,
+        originCurrency: ETH,
+        destinationCurrency: ETH,
+        amount: '20000000000000000',
+        tradeType: 'EXACT_INPUT',
+      });
+      expect(code).toBe(400);
+      expect(body).toMatchObject({
+        errorCode: 'CHAIN_RPC_UNAVAILABLE',
+        errorData: { chainId: a.chainId, reason: 'wrong-chain' },
+      });
+    });
+
+    it("watches the other chain but never moves the misconfigured chain's cursor; /health and /metrics say why", async () => {
+      const db = wrong.app.get<Database>(DATABASE);
+      const cursorOf = async (chainId: number) =>
+        (await db.query('SELECT seen_block FROM chain_cursors WHERE chain_id = $1', [chainId])).rows;
+      for (let round = 0; round < 100 && (await cursorOf(b.chainId)).length === 0; round += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await cursorOf(b.chainId)).toHaveLength(1);
+      expect(await cursorOf(a.chainId)).toEqual([]);
+
+      const { HealthService } = await import('../../../src/health/health.service.js');
+      await wrong.app.get(HealthService).readNow();
+      const health = await wrong.http.inject({ method: 'GET', url: '/health' });
+      expect(health.statusCode).toBe(503);
+      const chains = health.json().checks.chains;
+      expect(chains).toMatchObject({
+        status: 'down',
+        chains: {
+          [a.chainId]: { status: 'down', reason: 'wrong-chain', servedChainId: b.chainId },
+          [b.chainId]: { status: 'up' },
+        },
+      });
+      expect(chains.error).toMatch(/^chain 31337's RPC \(\w+\) serves chain 31338/);
+      expect(JSON.stringify(health.json())).not.toContain(b.rpcUrl);
+
+      const metrics = (await wrong.http.inject({ method: 'GET', url: '/metrics' })).body;
+      expect(metrics).toMatch(/^ferry_rpc_chain_mismatch\{chain="31337"\} 1$/m);
+      expect(metrics).toMatch(/^ferry_rpc_chain_mismatch\{chain="31338"\} 0$/m);
+    });
+
+    it('stops production start-up, naming the variable and not the URL', async () => {
+      const refused = await assertRpcChainIds(wrong.config.chains.all()).catch((error: Error) => error);
+      expect(refused).toBeInstanceOf(Error);
+      expect((refused as Error).message).toMatch(
+        /^Invalid configuration: \w+ points at a node of chain 31338, not chain 31337/,
+      );
+      expect((refused as Error).message).not.toContain(b.rpcUrl);
+      await expect(assertRpcChainIds(app.config.chains.all())).resolves.toBeUndefined();
     });
   });
 });
