@@ -10,6 +10,8 @@ const TOKEN = '0x5555555555555555555555555555555555555555';
 /** A JSON-RPC node on loopback: a head block, balances per block, and a log of the calls it answered. */
 class FakeNode {
   head = 10;
+  /** The chain it serves (eth_chainId, not logged in `calls`): 31337, the fixtures' chain. */
+  chainId = 31337;
   failBlockNumber = false;
   failGasPrice = false;
   readonly calls: { method: string; block?: string }[] = [];
@@ -27,6 +29,7 @@ class FakeNode {
         const answer = (result: unknown) => response.end(JSON.stringify({ jsonrpc: '2.0', id, result }));
         const fail = () =>
           response.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message: 'down' } }));
+        if (method === 'eth_chainId') return answer(`0x${this.chainId.toString(16)}`);
         if (method === 'eth_blockNumber') {
           this.calls.push({ method });
           return this.failBlockNumber ? fail() : answer(`0x${this.head.toString(16)}`);
@@ -177,5 +180,23 @@ describe(`${ChainReader.name} gas prices`, () => {
       priceWei: defaultPriceWei,
       source: 'default',
     });
+  });
+});
+
+describe(`${ChainReader.name} on an RPC that serves another chain`, () => {
+  const node = new FakeNode();
+  node.chainId = 31338;
+  afterAll(() => node.stop());
+
+  it('reads nothing through it: gas is the default with reason wrong-chain, balances are unknown', async () => {
+    const devnet = chain({ rpcUrl: await node.start() });
+    const sut = new ChainReader({ cacheMs: 10_000, timeoutMs: 2_000 });
+    expect(await sut.gasPrice(devnet)).toEqual({
+      priceWei: BigInt(devnet.gas.defaultPriceWei),
+      source: 'default',
+      unavailable: 'wrong-chain',
+    });
+    expect(await sut.balance(devnet, evmNative, SOLVER)).toBeNull();
+    expect(node.calls).toEqual([]);
   });
 });

@@ -34,4 +34,16 @@ describe(refuseUnreadGasPrice.name, () => {
       expect(() => refuseUnreadGasPrice(failed, devnet, environment)).not.toThrow();
     }
   });
+
+  it('refuses in every environment a chain whose RPC serves another chain', () => {
+    const wrongChain: GasPrice = { priceWei: 1_000_000_000n, source: 'default', unavailable: 'wrong-chain' };
+    for (const environment of ['production', 'development', 'test']) {
+      expect(() => refuseUnreadGasPrice(wrongChain, devnet, environment)).toThrow(
+        expect.objectContaining({
+          errorCode: 'CHAIN_RPC_UNAVAILABLE',
+          errorData: { chainId: devnet.id, reason: 'wrong-chain' },
+        }),
+      );
+    }
+  });
 });
