@@ -71,6 +71,30 @@ describe('oracle requests refused before any chain read', () => {
     expect(message).toMatch(/^Invalid input: /);
   });
 
+  it.each([
+    ['a deposit', DEPOSITS],
+    ['a withdrawal', WITHDRAWALS],
+  ])(
+    'a logIndex of null for %s is INVALID_INPUT, not a question about a log (logIndex? is absent or an integer)',
+    async (_name, path) => {
+      const answer = await postJson(sut.url, path, {
+        chainId: 31337,
+        transactionId: UNKNOWN_TX,
+        logIndex: null,
+      });
+
+      expect(answer).toEqual({
+        status: 400,
+        body: {
+          message: expect.stringMatching(/^Invalid input: logIndex: /),
+          errorCode: 'INVALID_INPUT',
+          statusCode: 400,
+          errorData: [{ field: 'logIndex', problems: expect.arrayContaining([expect.any(String)]) }],
+        },
+      });
+    },
+  );
+
   it("a chain not configured is UNSUPPORTED_CHAIN, pointing at the oracle's own chain list", async () => {
     const { message } = await refused(
       DEPOSITS,
