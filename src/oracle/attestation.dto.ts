@@ -1,9 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
 
 const HASH = /^0x[0-9a-fA-F]{64}$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+/**
+ * `logIndex?` is absent or an integer: IsOptional would also let `null` through, and a null log index then matched no
+ * event (ATTESTATION_MISMATCH after a chain read) instead of being refused as input.
+ */
+const unlessAbsent = ValidateIf((_object: object, value: unknown) => value !== undefined);
+const LOG_INDEX = { message: '$property must be an integer log index (omit it to match any)' };
 const chainIdOf = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^[0-9]{1,15}$/.test(value) ? Number(value) : value;
 
@@ -42,8 +48,8 @@ export class AttestDepositDto extends AttestTransactionDto {
   depositId?: string;
 
   @ApiPropertyOptional({ description: "The deposit event's log index, when the transaction holds several" })
-  @IsOptional()
-  @IsInt()
+  @unlessAbsent
+  @IsInt(LOG_INDEX)
   @Min(0)
   @Max(1_000_000)
   logIndex?: number;
@@ -53,8 +59,8 @@ export class AttestWithdrawalDto extends AttestTransactionDto {
   @ApiPropertyOptional({
     description: "The withdrawal event's log index, when the transaction holds several",
   })
-  @IsOptional()
-  @IsInt()
+  @unlessAbsent
+  @IsInt(LOG_INDEX)
   @Min(0)
   @Max(1_000_000)
   logIndex?: number;
