@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ORACLE_SIGNER_KEYS } from '../support/oracle.js';
+import { PRODUCTION_CHAINS_ENV, PRODUCTION_HUB_ENV } from '../support/production-env.js';
 import { freePort, type Spawned, spawnNode } from '../support/process.js';
 
 const MAIN = 'dist/src/oracle/main.js';
@@ -78,6 +79,11 @@ describe('the oracle process (dist/src/oracle/main.js, as `npm run start:oracle`
       'a malformed ECDSA_PRIVATE_KEY',
       { ECDSA_PRIVATE_KEY: '0xk-e2e-secret-key' },
       /^Invalid configuration: ECDSA_PRIVATE_KEY /,
+    ],
+    [
+      'production without API_KEYS (its routes would answer anyone)',
+      { ENVIRONMENT: 'production', ...PRODUCTION_CHAINS_ENV, ...PRODUCTION_HUB_ENV },
+      /^Invalid configuration: API_KEYS is required in production/,
     ],
   ])('exits non-zero on %s with one line naming the variable, not its value', async (_name, env, line) => {
     const port = await freePort();

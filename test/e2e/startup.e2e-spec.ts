@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, spawnNode } from '../support/process.js';
+import { PRODUCTION_CHAINS_ENV, PRODUCTION_HUB_ENV } from '../support/production-env.js';
 
 const MAIN = 'dist/src/main.js';
 
@@ -22,6 +23,17 @@ describe('the API process (dist/src/main.js, as `npm start` runs it)', () => {
     [
       { ENVIRONMENT: 'nowhere' },
       /^Invalid configuration: ENVIRONMENT is "nowhere" but .*app\.nowhere\.json does not exist\n$/,
+    ],
+    [
+      {
+        ...PRODUCTION_CHAINS_ENV,
+        ...PRODUCTION_HUB_ENV,
+        ENVIRONMENT: 'production',
+        API_KEY_ENCRYPTION_KEY: '11'.repeat(32),
+        ORACLE_MOUNT: 'true',
+        ECDSA_PRIVATE_KEY: `0x${'4b'.repeat(32)}`,
+      },
+      /^Invalid configuration: API_KEYS is required in production .*ORACLE_ALLOW_OPEN=true.*\n$/,
     ],
   ])('stops with one line naming the variable for %j', async (env, line) => {
     const sut = spawnNode(MAIN, [], { ...env, DATA_DIR: mkdtempSync(join(tmpdir(), 'ferry-start-')) });

@@ -13,3 +13,9 @@ export const PRODUCTION_CHAINS_ENV: Readonly<Record<string, string>> = {
   SVM_DEPOSITORY_ADDRESS: 'Gm3vZKoGGAAbPzZpiGDVbT7zkzK6Zr2sJS4eWJmJqcbb',
   SVM_SOLVER_ADDRESS: 'So11111111111111111111111111111111111111112',
 };
+
+/** The hub variables production requires once Ferry mounts or runs an oracle (configs/chains.hub.production.json). */
+export const PRODUCTION_HUB_ENV: Readonly<Record<string, string>> = {
+  HUB_CHAIN_ID: '8453',
+  HUB_ORACLE_CONTRACT: '0x5555555555555555555555555555555555555555',
+};

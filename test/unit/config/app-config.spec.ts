@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { loadAppConfig } from '../../../src/config/app-config.js';
 import { ConfigError } from '../../../src/config/config.error.js';
 import { resolvePlaceholders } from '../../../src/config/resolve-placeholders.js';
+import { PRODUCTION_CHAINS_ENV, PRODUCTION_HUB_ENV } from '../../support/production-env.js';
 
 const configs = resolve('configs');
 /** A fixed secret, so loading the config never writes the generated one into ./data. */
@@ -127,5 +128,49 @@ describe(loadAppConfig.name, () => {
         configs,
       ),
     ).toThrow(/WEBHOOK_LEASE_MS must be more than .* = 1400 ms \(got 1400\)/);
+  });
+});
+
+describe('the oracle mounted in the API process (ORACLE_MOUNT)', () => {
+  const KEY = `0x${'4b'.repeat(32)}`;
+  const production = {
+    ...SECRET,
+    ...PRODUCTION_CHAINS_ENV,
+    ...PRODUCTION_HUB_ENV,
+    ENVIRONMENT: 'production',
+    ORACLE_MOUNT: 'true',
+    ECDSA_PRIVATE_KEY: KEY,
+  };
+  const configError = (load: () => unknown): ConfigError => {
+    try {
+      load();
+    } catch (error) {
+      if (error instanceof ConfigError) return error;
+      throw error;
+    }
+    throw new Error('expected a ConfigError');
+  };
+
+  it("refuses to start in production without API_KEYS (its routes would answer anyone on the API's port)", () => {
+    const error = configError(() => loadAppConfig(production, configs));
+
+    expect(error.variable).toBe('API_KEYS');
+    expect(error.message).toMatch(/^Invalid configuration: API_KEYS is required in production/);
+    expect(error.message).toContain('ORACLE_ALLOW_OPEN=true');
+  });
+
+  it('mounts it open in production only with ORACLE_ALLOW_OPEN=true, and keyed with API_KEYS', () => {
+    expect(
+      loadAppConfig({ ...production, ORACLE_ALLOW_OPEN: 'true' }, configs).oracle.mounted?.apiKeys,
+    ).toBeNull();
+    const keyed = loadAppConfig({ ...production, API_KEYS: 'k-a:ops' }, configs).oracle.mounted;
+    expect(keyed?.apiKeys?.map((key) => key.label)).toEqual(['ops']);
+  });
+
+  it('needs no API_KEYS in production when nothing is mounted, nor in development where it is mounted', () => {
+    expect(loadAppConfig({ ...production, ORACLE_MOUNT: 'false' }, configs).oracle.mounted).toBeNull();
+    const development = loadAppConfig({ ...SECRET }, configs).oracle.mounted;
+    expect(development).not.toBeNull();
+    expect(development?.apiKeys).toBeNull();
   });
 });

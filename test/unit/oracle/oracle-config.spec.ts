@@ -5,6 +5,7 @@ import { ConfigError } from '../../../src/config/config.error.js';
 import { loadOracleConfig } from '../../../src/oracle/config/oracle-config.js';
 import { parsePeers } from '../../../src/oracle/config/peers.js';
 import { loadVaultSecrets } from '../../../src/oracle/config/vault-secrets.js';
+import { PRODUCTION_CHAINS_ENV, PRODUCTION_HUB_ENV } from '../../support/production-env.js';
 
 const configs = resolve('configs');
 const KEY = `0x${'4b'.repeat(32)}`;
@@ -81,6 +82,41 @@ describe(loadOracleConfig.name, () => {
     const error = configError(() => loadOracleConfig({ ...base, ...env }, configs));
     expect(error.variable).toBe(variable);
     expect(error.message).not.toContain('k-secret');
+  });
+});
+
+describe(`${loadOracleConfig.name} in production`, () => {
+  const production = {
+    ...PRODUCTION_CHAINS_ENV,
+    ...PRODUCTION_HUB_ENV,
+    ENVIRONMENT: 'production',
+    ECDSA_PRIVATE_KEY: KEY,
+  };
+
+  it('refuses to start without API_KEYS (every attestation route would answer anyone), naming the variable', () => {
+    const error = configError(() => loadOracleConfig(production, configs));
+
+    expect(error.variable).toBe('API_KEYS');
+    expect(error.message).toMatch(/^Invalid configuration: API_KEYS is required in production/);
+    expect(error.message).toContain('ORACLE_ALLOW_OPEN=true');
+  });
+
+  it('starts open only when told so on purpose (ORACLE_ALLOW_OPEN=true), and with keys when API_KEYS is set', () => {
+    expect(loadOracleConfig({ ...production, ORACLE_ALLOW_OPEN: 'true' }, configs).apiKeys).toBeNull();
+    const keyed = loadOracleConfig({ ...production, API_KEYS: 'k-a:ops' }, configs);
+    expect(keyed.apiKeys?.map((key) => key.label)).toEqual(['ops']);
+  });
+
+  it.each([
+    [{ ORACLE_ALLOW_OPEN: 'false' }, 'API_KEYS'],
+    [{ ORACLE_ALLOW_OPEN: 'yes' }, 'ORACLE_ALLOW_OPEN'],
+  ])('stops on %j, naming %s', (env, variable) => {
+    expect(configError(() => loadOracleConfig({ ...production, ...env }, configs)).variable).toBe(variable);
+  });
+
+  it('development and test still start open without API_KEYS', () => {
+    expect(loadOracleConfig(base, configs).apiKeys).toBeNull();
+    expect(loadOracleConfig({ ECDSA_PRIVATE_KEY: KEY }, configs).apiKeys).toBeNull();
   });
 });
 
