@@ -2,7 +2,7 @@ import { type Address, getAddress, isAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/chain-registry.js';
 import type { OracleDomain } from '../oracle/messages/oracle-messages.js';
-import { parseApiKeys } from '../oracle/config/api-keys.js';
+import { oracleApiKeys } from '../oracle/config/api-keys.js';
 import { hubDomain, type OracleConfig } from '../oracle/config/oracle-config.js';
 import { parsePeers } from '../oracle/config/peers.js';
 import type { ConfigReader } from './app-config.js';
@@ -59,7 +59,7 @@ export function oracleClientConfig(
           chains,
           domain,
           signing: { module: 'raw-private-key', privateKey: key as `0x${string}` },
-          apiKeys: env.API_KEYS ? parseApiKeys(env.API_KEYS) : null,
+          apiKeys: oracleApiKeys(env, environment, true),
           peers: env.PEERS ? parsePeers(env.PEERS) : [],
           peerTimeoutMs: read.integer('oracle.peerTimeoutMs', 1, 600_000),
           shadow: env.SHADOW_MODE === 'true',

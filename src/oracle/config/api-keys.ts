@@ -1,12 +1,36 @@
 import { timingSafeEqual } from 'node:crypto';
 import { secretDigest } from '../../common/secret-digest.js';
 import { ConfigError } from '../../config/config.error.js';
+import type { Env } from '../../config/resolve-placeholders.js';
 
 export interface OracleApiKey {
   /** SHA-256 of the key: what requests are compared against (the key itself is not kept). */
   readonly digest: Buffer;
   /** The operator's name for the key, logged instead of it. */
   readonly label: string;
+}
+
+/**
+ * The oracle's keys (`API_KEYS`), or null: its routes are open. The contract allows an open oracle, but in production
+ * it would sign for anyone who reaches the port (the API's own port when mounted), so production refuses to start
+ * without `API_KEYS` unless `ORACLE_ALLOW_OPEN=true` says it is open on purpose. Development and test stay open.
+ * Used by the standalone oracle and by the one mounted in the API process (`mounted`, named in the error).
+ */
+export function oracleApiKeys(env: Env, environment: string, mounted = false): OracleApiKey[] | null {
+  const allowOpen = env.ORACLE_ALLOW_OPEN;
+  if (allowOpen !== undefined && allowOpen !== '' && allowOpen !== 'true' && allowOpen !== 'false') {
+    throw new ConfigError('ORACLE_ALLOW_OPEN', `must be true or false (got "${allowOpen}")`);
+  }
+  if (env.API_KEYS) return parseApiKeys(env.API_KEYS);
+  if (environment === 'production' && allowOpen !== 'true') {
+    throw new ConfigError(
+      'API_KEYS',
+      `is required in production${mounted ? ' when the oracle is mounted (ORACLE_MOUNT)' : ''}: without it every ` +
+        'attestation route answers anyone. Set <key>:<label>;… or, to serve the oracle open on purpose, ' +
+        'ORACLE_ALLOW_OPEN=true',
+    );
+  }
+  return null;
 }
 
 /**

@@ -6,7 +6,7 @@ import { loadConfigFile } from '../../config/config-file.js';
 import { ConfigError } from '../../config/config.error.js';
 import type { Env } from '../../config/resolve-placeholders.js';
 import type { OracleDomain } from '../messages/oracle-messages.js';
-import { parseApiKeys, type OracleApiKey } from './api-keys.js';
+import { oracleApiKeys, type OracleApiKey } from './api-keys.js';
 import { parsePeers, type OraclePeer } from './peers.js';
 
 export type SigningConfig =
@@ -27,7 +27,7 @@ export interface OracleConfig {
   /** The EIP-712 domain of every signature: the hub chain and its oracle contract (`chains.hub.<ENVIRONMENT>.json`). */
   readonly domain: OracleDomain;
   readonly signing: SigningConfig;
-  /** `API_KEYS`; null: the routes are open (a network-reachable deployment should set it). */
+  /** `API_KEYS`; null: the routes are open (production only with `ORACLE_ALLOW_OPEN=true`). */
   readonly apiKeys: readonly OracleApiKey[] | null;
   readonly peers: readonly OraclePeer[];
   readonly peerTimeoutMs: number;
@@ -51,7 +51,7 @@ export function loadOracleConfig(env: Env, configDir = resolve('configs')): Orac
     chains: loadChainRegistry(env, environment, configDir),
     domain: hubDomain(env, environment, configDir),
     signing: signingConfig(env),
-    apiKeys: env.API_KEYS ? parseApiKeys(env.API_KEYS) : null,
+    apiKeys: oracleApiKeys(env, environment),
     peers: env.PEERS ? parsePeers(env.PEERS) : [],
     peerTimeoutMs: integer(env, 'PEER_REQUEST_TIMEOUT_MS', 5000, 1, 600_000),
     shadow: boolean(env, 'SHADOW_MODE', false),
