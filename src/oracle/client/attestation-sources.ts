@@ -1,6 +1,12 @@
 import type { Attestation } from '../attestation.js';
 import type { AttestationRequests, AttestationService } from '../attestation.service.js';
 import { ATTESTATION_ROUTES, type AttestationKind } from '../messages/oracle-messages.js';
+import {
+  MAX_ANSWER_SIGNATURES,
+  OracleAnswerTooLarge,
+  readOracleAnswer,
+  signatureCountOf,
+} from '../read-oracle-answer.js';
 
 /** Where Ferry gets attestations from: the oracle mounted in its own process, or an oracle instance over HTTP. */
 export interface AttestationSource {
@@ -38,7 +44,10 @@ export class InProcessSource implements AttestationSource {
   }
 }
 
-/** An oracle instance at `url` (`oracle.urls`), called with `apiKey` when it has one. */
+/**
+ * An oracle instance at `url` (`oracle.urls`), called with `apiKey` when it has one. Its answer is read up to
+ * MAX_ANSWER_BYTES and may hold at most MAX_ANSWER_SIGNATURES signatures; past either, the instance fails this call.
+ */
 export class HttpSource implements AttestationSource {
   constructor(
     readonly name: string,
@@ -53,12 +62,20 @@ export class HttpSource implements AttestationSource {
       body: JSON.stringify(request),
       signal: AbortSignal.timeout(this.timeoutMs),
     });
-    const body = (await response.json().catch(() => null)) as
-      (Attestation<K> & { errorCode?: string; message?: string }) | null;
+    const body = (await readOracleAnswer(response).catch((error: unknown) => {
+      if (error instanceof OracleAnswerTooLarge) throw new Error(`${this.name}: ${error.message}`);
+      return null;
+    })) as (Attestation<K> & { errorCode?: string; message?: string }) | null;
     if (response.status >= 400 && response.status < 500 && body?.errorCode) {
       throw new AttestationRefused(this.name, body.errorCode, body.message ?? '');
     }
     if (!response.ok || !body) throw new Error(`${this.name}: HTTP ${response.status}`);
+    const signatures = signatureCountOf(body);
+    if (signatures > MAX_ANSWER_SIGNATURES) {
+      throw new Error(
+        `${this.name}: answer holds ${signatures} signatures, more than ${MAX_ANSWER_SIGNATURES}`,
+      );
+    }
     return body;
   }
 }

@@ -3,6 +3,12 @@ import { type Hex, isAddressEqual, recoverAddress } from 'viem';
 import type { OraclePeer } from '../config/peers.js';
 import type { Attestation, OracleSignature } from '../attestation.js';
 import { ATTESTATION_ROUTES, digestOf, messageIdOf, sameDomain } from '../messages/oracle-messages.js';
+import {
+  MAX_ANSWER_SIGNATURES,
+  OracleAnswerTooLarge,
+  readOracleAnswer,
+  signatureCountOf,
+} from '../read-oracle-answer.js';
 import { nonCanonical } from '../signer/ethereum-signature.js';
 
 /** A peer's refusals that say the chain shows something else than our reading (the rest are failures). */
@@ -26,8 +32,8 @@ export type PeerOutcome =
 /**
  * Asks each peer for the same attestation (with `requestPeerSignatures: false`, so peers never fan out in turn) and
  * keeps a peer's signature only when its message id and domain equal ours and the signature recovers to the signer it
- * names. A peer that times out (`timeoutMs`), errors or disagrees is skipped and logged; nothing a peer does fails the
- * request. Signatures marked `shadow` are checked and their agreement logged, but never kept.
+ * names. A peer that times out (`timeoutMs`), errors, answers more than MAX_ANSWER_BYTES or MAX_ANSWER_SIGNATURES,
+ * or disagrees is skipped and logged; nothing a peer does fails the request. Signatures marked `shadow` are checked and their agreement logged, but never kept.
  */
 export class PeerSignatures {
   private readonly logger = new Logger('OraclePeers');
@@ -87,8 +93,14 @@ export class PeerSignatures {
     }
     let theirs: Partial<Attestation>;
     try {
-      theirs = (await answer.json()) as Partial<Attestation>;
-    } catch {
+      theirs = (await readOracleAnswer(answer)) as Partial<Attestation>;
+    } catch (error) {
+      if (error instanceof OracleAnswerTooLarge) {
+        return { peer: peer.url, outcome: 'failed', reason: error.message };
+      }
+      if ((error as Error).name === 'TimeoutError') {
+        return { peer: peer.url, outcome: 'timed-out', reason: `no answer within ${this.timeoutMs} ms` };
+      }
       return { peer: peer.url, outcome: 'failed', reason: `HTTP ${answer.status}, not JSON` };
     }
     if (!answer.ok) {
@@ -122,6 +134,15 @@ export async function judge(
   }
   if (!sameDomain(ours.domain, theirs.domain))
     return { peer, outcome: 'disagreed', reason: 'domain differs' };
+  // Before any recovery: each costs an ecrecover, and valid signatures of random keys cost nothing to attach.
+  const count = signatureCountOf(theirs);
+  if (count > MAX_ANSWER_SIGNATURES) {
+    return {
+      peer,
+      outcome: 'failed',
+      reason: `answer holds ${count} signatures, more than ${MAX_ANSWER_SIGNATURES}`,
+    };
+  }
   const digest = digestOf(ours.kind, ours.message, ours.domain);
   const valid: OracleSignature[] = [];
   for (const signature of Array.isArray(theirs.signatures) ? theirs.signatures : []) {

@@ -7,6 +7,7 @@ import {
   type OracleDomain,
 } from '../../../src/oracle/messages/oracle-messages.js';
 import { judge } from '../../../src/oracle/peers/peer-signatures.js';
+import { MAX_ANSWER_SIGNATURES } from '../../../src/oracle/read-oracle-answer.js';
 import { RawKeySigner } from '../../../src/oracle/signer/oracle-signer.js';
 
 const domain: OracleDomain = {
@@ -109,6 +110,36 @@ describe(judge.name, () => {
       peer: 'p',
       outcome: 'shadow-agreed',
       signers: [peer.address],
+    });
+  });
+
+  it('keeps an answer of MAX_ANSWER_SIGNATURES valid signatures, and drops one more as failed before recovering any', async () => {
+    const signers = Array.from(
+      { length: MAX_ANSWER_SIGNATURES + 1 },
+      (_, index) => new RawKeySigner(`0x${(index + 1).toString(16).padStart(64, '0')}` as Hex),
+    );
+    const digest = digestOf('depository-deposit', message, domain);
+    const signatures = await Promise.all(
+      signers.map(async (signer) => ({
+        signer: signer.address,
+        signature: await signer.signDigest(digest),
+        shadow: false,
+      })),
+    );
+    const theirs = await attestationBy(peer);
+
+    const atTheLimit = await judge('p', ours, { ...theirs, signatures: signatures.slice(1) });
+    // One more, the extra one not even a signature: refused on the count alone.
+    const overIt = await judge('p', ours, {
+      ...theirs,
+      signatures: [...signatures.slice(1), { signer: peer.address, signature: '0x' as Hex, shadow: false }],
+    });
+
+    expect(atTheLimit).toMatchObject({ outcome: 'agreed', kept: signatures.slice(1) });
+    expect(overIt).toEqual({
+      peer: 'p',
+      outcome: 'failed',
+      reason: `answer holds ${MAX_ANSWER_SIGNATURES + 1} signatures, more than ${MAX_ANSWER_SIGNATURES}`,
     });
   });
 });
