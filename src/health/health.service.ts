@@ -33,9 +33,11 @@ interface Reading {
 const CHECK_TIMEOUT_MS = 3000;
 
 /**
- * Ready = the database and the event store answer, every projection is live and within its lag limit, and no EVM
- * chain's RPC was found serving another chain (`chains`: what this process's clients last found, read from memory;
- * a chain not read yet is `unchecked`, an RPC that does not answer is not a readiness failure). The event
+ * Ready = the database and the event store answer, and every projection is live and within its lag limit. `chains`
+ * reports each EVM chain's RPC as this process's clients last found it (read from memory; a chain not read yet is
+ * `unchecked`): one serving another chain is `down` there, and alerted on through `ferry_rpc_chain_mismatch`, but
+ * does not make the instance unready (nothing is read on that chain anyway; every instance shares the setting, so
+ * a 503 would take the whole API away over one chain). The event
  * store's check also reports the log's xmin watermark (`watermark.ageMs`, `watermark.heldBy`): how long catch-up
  * readers have been held below a running transaction, and which session holds it (docs/decisions/0002, 0020).
  *
@@ -80,7 +82,11 @@ export class HealthService implements OnApplicationBootstrap, OnModuleDestroy {
       projections: this.reported('projections', at),
       chains: this.reported('chains', at),
     };
-    const up = Object.values(checks).every((result) => result.status === 'up');
+    // A chain whose RPC serves another chain is reported, not a readiness failure: nothing is read there anyway, and
+    // one chain's misconfiguration must not take every instance (all configured alike) out of the load balancer.
+    const up = [checks.database, checks.eventStore, checks.projections].every(
+      (result) => result.status === 'up',
+    );
     return { status: up ? 'ok' : 'error', checks };
   }
 
