@@ -220,8 +220,10 @@ export function hostResolver(options: HostResolverOptions): HostResolver {
   let resolver: Resolver | undefined;
   const channel = (): Resolver => {
     if (!resolver) {
-      // Two tries per nameserver, the second waiting twice as long (c-ares): about timeoutMs for both.
-      resolver = new Resolver({ timeout: Math.max(1, Math.floor(timeoutMs / 3)), tries: 2 });
+      // Two tries per nameserver of half the bound each. Whether c-ares doubles the second try's wait differs between
+      // its versions and runs (a third of the bound each gave up after two thirds of it, in CI); with halves the
+      // tries end at the bound, or the bound's timer below ends them.
+      resolver = new Resolver({ timeout: Math.max(1, Math.floor(timeoutMs / 2)), tries: 2 });
       if (options.servers) resolver.setServers([...options.servers]);
     }
     return resolver;
