@@ -35,6 +35,8 @@ describe('permits the relayer would pay to revert (attack)', () => {
   const apps: TestApp[] = [];
   const databases: TestDatabase[] = [];
   let seed = 0xe1;
+  /** JSON-RPC methods chain a's RPC fails (answers an error without forwarding) while set. */
+  const failing = new Set<string>();
 
   const start = async (
     clock?: ManualClock,
@@ -102,9 +104,11 @@ describe('permits the relayer would pay to revert (attack)', () => {
   }, 120_000);
   beforeEach(() => {
     // A node that simulates at the latest block, whatever block the caller asks for.
-    proxy = new RpcProxy(a.rpcUrl, (method, params) =>
-      method === 'eth_estimateGas' ? { kind: 'forward-as', params: [params[0], 'latest'] } : null,
-    );
+    failing.clear();
+    proxy = new RpcProxy(a.rpcUrl, (method, params) => {
+      if (failing.has(method)) return { kind: 'error', message: 'upstream connect error' };
+      return method === 'eth_estimateGas' ? { kind: 'forward-as', params: [params[0], 'latest'] } : null;
+    });
   });
   afterEach(async () => {
     await a.setAutomine(true);
@@ -239,5 +243,39 @@ describe('permits the relayer would pay to revert (attack)', () => {
     expect(refused).toMatchObject({ code: 409, body: { errorCode: 'CONFLICT' } });
     expect((refused.body as { message: string }).message).toMatch(/expires/);
     await refusedUntouched(db, permit.id);
+  });
+
+  it('answers CHAIN_RPC_UNAVAILABLE, not 500, when the origin RPC fails while the relayer estimates the deposit: nothing journaled, no event', async () => {
+    const { app, db } = await start();
+    const user = await fundedUser(2_000_000n);
+    const permit = await signedPermit(app, user, 2_000_000n);
+    failing.add('eth_estimateGas');
+    const refused = await permit.execute();
+    expect(refused).toMatchObject({
+      code: 400,
+      body: { errorCode: 'CHAIN_RPC_UNAVAILABLE', errorData: { chainId: a.chainId, reason: 'rpc-failed' } },
+    });
+    await refusedUntouched(db, permit.id);
+
+    // Once the RPC answers again the same permit goes through.
+    failing.clear();
+    expect((await permit.execute()).code).toBe(200);
+  });
+
+  it('answers CHAIN_RPC_UNAVAILABLE, not 500, when the origin RPC fails while the user’s balance is read beside permits in flight', async () => {
+    const { app, db } = await start();
+    const user = await fundedUser(4_000_000n);
+    const first = await signedPermit(app, user, 2_000_000n);
+    const second = await signedPermit(app, user, 2_000_000n);
+    await a.setAutomine(false);
+    expect((await first.execute()).code).toBe(200);
+    // The relayer's own reads (estimate, fees, nonce) answer; the balance read (eth_call) fails.
+    failing.add('eth_call');
+    const refused = await second.execute();
+    expect(refused).toMatchObject({
+      code: 400,
+      body: { errorCode: 'CHAIN_RPC_UNAVAILABLE', errorData: { chainId: a.chainId, reason: 'rpc-failed' } },
+    });
+    await refusedUntouched(db, second.id);
   });
 });
