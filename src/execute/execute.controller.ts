@@ -22,7 +22,11 @@ export class ExecuteController {
       'app-fee claim (`kind: claim` or `request`: the claim is paid from the treasury)',
   })
   @ApiOkResponse({ description: '`{message, requestId, txHash}` (claims also `status`: paid or submitted)' })
-  @ApiResponse({ status: 400, description: 'INVALID_INPUT, INVALID_SIGNATURE, UNSUPPORTED_OPTION' })
+  @ApiResponse({
+    status: 400,
+    description:
+      'INVALID_INPUT, INVALID_SIGNATURE, UNSUPPORTED_OPTION, CHAIN_RPC_UNAVAILABLE (the origin RPC failed: nothing sent)',
+  })
   @ApiResponse({
     status: 409,
     description:

@@ -146,9 +146,12 @@ export class ExecuteService {
       let entry = await live();
       if (!entry) {
         try {
-          entry = await journal.record(
+          const prepared = await chainRead(origin, () =>
+            journal.prepare(origin, { to: origin.depository as Address, value: 0n, data }),
+          );
+          entry = await journal.recordPrepared(
             origin,
-            { to: origin.depository as Address, value: 0n, data },
+            prepared,
             { purpose: 'permit', jobKey: key, requestId },
             async (tx) => {
               await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
@@ -225,10 +228,30 @@ export class ExecuteService {
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [funds]);
     const inFlight = await permitsInFlight(tx, { chainId: origin.id, user, token, exceptJobKey: key });
     if (inFlight === 0n) return null;
-    const balance = await this.clients
-      .of(origin)
-      .readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [user] });
+    const balance = await chainRead(origin, () =>
+      this.clients
+        .of(origin)
+        .readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [user] }),
+    );
     if (balance >= inFlight + amount) return null;
     return { balance: balance.toString(), inFlight: inFlight.toString(), amount: amount.toString() };
+  }
+}
+
+/**
+ * Runs a read of the origin chain the relayer needs before it journals a permit. A revert is the caller's to judge
+ * (the deposit would revert: 409); any other failure of the RPC is 400 CHAIN_RPC_UNAVAILABLE, not a 500: nothing was
+ * journaled and the permit can be posted again once the RPC answers.
+ */
+async function chainRead<T>(chain: ChainInfo, reading: () => Promise<T>): Promise<T> {
+  try {
+    return await reading();
+  } catch (error) {
+    if (isRevert(error)) throw error;
+    throw new ApiError(
+      'CHAIN_RPC_UNAVAILABLE',
+      `Chain ${chain.id}'s RPC failed while the relayer prepared the permit deposit: ${message(error).split('\n')[0].slice(0, 200)}; retry`,
+      { chainId: chain.id, reason: 'rpc-failed' },
+    );
   }
 }

@@ -91,7 +91,7 @@ export const ERROR_CODES = {
   CHAIN_RPC_UNAVAILABLE: {
     status: 400,
     description:
-      'A quote or an oracle attestation needs a read from the chain that cannot be made: no RPC is configured for it in this environment, or its RPC failed or timed out (SVM origins need the latest blockhash; in production, the gas price of an EVM chain), or its RPC serves another chain (in every environment). `errorData: {chainId, reason: not-configured | rpc-failed | wrong-chain}` (`servedChainId` with `wrong-chain`); nothing is recorded, and other chains keep working.',
+      "A quote, an oracle attestation or a gasless permit deposit (`POST /execute/permits`: the relayer's gas estimate, the user's balance) needs a read from the chain that cannot be made: no RPC is configured for it in this environment, or its RPC failed or timed out (SVM origins need the latest blockhash; in production, the gas price of an EVM chain), or its RPC serves another chain (in every environment). `errorData: {chainId, reason: not-configured | rpc-failed | wrong-chain}` (`servedChainId` with `wrong-chain`); nothing is recorded, and other chains keep working.",
   },
   SPONSORSHIP_NOT_ALLOWED: {
     status: 400,
