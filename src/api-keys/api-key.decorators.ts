@@ -31,7 +31,8 @@ export const OptionalApiKey = (): MethodDecorator & ClassDecorator =>
 /**
  * On an `@OptionalApiKey()` route: callers without a key are limited per client address
  * (`apiKeys.anonymousRateLimitPerMinute`, `ANONYMOUS_RATE_LIMIT_PER_MINUTE`; 0: no limit). For routes that append
- * events (`POST /quote/v2`), so an anonymous caller cannot grow the log without bound.
+ * events or spend relayer gas (`POST /quote/v2`, `POST /execute/permits`), so an anonymous caller cannot grow the log
+ * or drain the relayer without bound.
  */
 export const AnonymousRateLimit = (): MethodDecorator & ClassDecorator =>
   SetMetadata(ANONYMOUS_RATE_LIMIT, true);

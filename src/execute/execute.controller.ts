@@ -1,11 +1,16 @@
 import { Body, Controller, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Hex } from 'viem';
+import { AnonymousRateLimit, OptionalApiKey } from '../api-keys/api-key.decorators.js';
 import { AppFeesService, type ClaimExecution } from '../app-fees/app-fees.service.js';
 import { ExecutePermitBodyDto, ExecutePermitQueryDto } from './execute-permit.dto.js';
 import { ExecuteService } from './execute.service.js';
 
-/** The execute API: where signature steps post (`/execute/permits?signature=…`). No key needed. */
+/**
+ * The execute API: where signature steps post (`/execute/permits?signature=…`). No key needed, but each call can
+ * cost the relayer gas, so it is rate-limited like anonymous quotes: per API key when one is sent, else per client
+ * address (`ANONYMOUS_RATE_LIMIT_PER_MINUTE`).
+ */
 @ApiTags('execute')
 @Controller('execute')
 export class ExecuteController {
@@ -16,6 +21,13 @@ export class ExecuteController {
 
   @Post('permits')
   @HttpCode(200)
+  @OptionalApiKey()
+  @AnonymousRateLimit()
+  @ApiHeader({
+    name: 'x-api-key',
+    required: false,
+    description: 'Counts the call against the key’s rate limit instead of the client address’s',
+  })
   @ApiOperation({
     summary:
       'Submit a signed permit deposit (`kind: permit`, usePermit quotes: the request goes depositing) or a signed ' +
@@ -33,7 +45,12 @@ export class ExecuteController {
       "CONFLICT (permit past its deposit, or one the relayer would pay to revert: it would revert now, expires within a minute, or the user's permits in flight leave it unfunded), " +
       'CLAIM_EXPIRED, CLAIM_ALREADY_USED, CLAIM_PAYOUT_FAILED',
   })
+  @ApiResponse({ status: 401, description: 'UNAUTHORIZED: an x-api-key was sent but is invalid or revoked' })
   @ApiResponse({ status: 404, description: 'NOT_FOUND: no quote or claim has this request id' })
+  @ApiResponse({
+    status: 429,
+    description: 'RATE_LIMITED: past the key’s or the client address’s limit; retry after `Retry-After`',
+  })
   @ApiResponse({ status: 503, description: 'CHAIN_NOT_CONFIGURED: no relayer or RPC for the origin chain' })
   permits(
     @Body() body: ExecutePermitBodyDto,

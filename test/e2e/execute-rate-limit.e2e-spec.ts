@@ -29,7 +29,9 @@ describe('POST /execute/permits is rate-limited', () => {
     });
 
   it('the third keyless permit of one client within a minute is 429 RATE_LIMITED with Retry-After; another client is not limited', async () => {
-    expect((await post('203.0.113.7')).statusCode).toBe(404);
+    const first = await post('203.0.113.7');
+    expect(first.statusCode).toBe(404);
+    expect(first.headers).toMatchObject({ 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '1' });
     expect((await post('203.0.113.7')).statusCode).toBe(404);
     const refused = await post('203.0.113.7');
     expect(refused.statusCode).toBe(429);
