@@ -5,8 +5,9 @@ import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateIf }
 const HASH = /^0x[0-9a-fA-F]{64}$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 /**
- * `logIndex?` is absent or an integer: IsOptional would also let `null` through, and a null log index then matched no
- * event (ATTESTATION_MISMATCH after a chain read) instead of being refused as input.
+ * `logIndex?` is absent or an integer, `depositId?` absent or an order id: IsOptional would also let `null` through,
+ * and a null log index then matched no event (ATTESTATION_MISMATCH after a chain read) instead of being refused as
+ * input, and a null deposit id was taken for "any deposit of the transaction".
  */
 const unlessAbsent = ValidateIf((_object: object, value: unknown) => value !== undefined);
 const LOG_INDEX = { message: '$property must be an integer log index (omit it to match any)' };
@@ -42,7 +43,7 @@ export class AttestDepositDto extends AttestTransactionDto {
   @ApiPropertyOptional({
     description: "The deposit's order id (Ferry's request id), when the transaction holds several",
   })
-  @IsOptional()
+  @unlessAbsent
   @IsString()
   @Matches(HASH, { message: '$property must be a 32-byte hex order id' })
   depositId?: string;

@@ -1,4 +1,11 @@
-import { type CanActivate, type ExecutionContext, Injectable, Logger, SetMetadata } from '@nestjs/common';
+import {
+  type CanActivate,
+  type ExecutionContext,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  SetMetadata,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../common/http/api-error.js';
@@ -7,9 +14,12 @@ import { labelOf, type OracleApiKey } from './config/api-keys.js';
 /** Marks an oracle route that needs no key (`/lives/v1`). */
 export const OpenOracleRoute = () => SetMetadata('oracle:open', true);
 
-/** The keys the guard checks (`API_KEYS`); null: every route is open. */
+/** The keys the guard checks (`API_KEYS`); null: every route is open (in production only with ORACLE_ALLOW_OPEN). */
 export class OracleApiKeys {
-  constructor(readonly keys: readonly OracleApiKey[] | null) {}
+  constructor(
+    readonly keys: readonly OracleApiKey[] | null,
+    readonly production = false,
+  ) {}
 }
 
 /**
@@ -17,13 +27,21 @@ export class OracleApiKeys {
  * The key's label is logged and put on the request (`oracleCaller`); the key never is.
  */
 @Injectable()
-export class OracleAuthGuard implements CanActivate {
+export class OracleAuthGuard implements CanActivate, OnApplicationBootstrap {
   private readonly logger = new Logger('OracleAuth');
 
   constructor(
     private readonly keys: OracleApiKeys,
     private readonly reflector: Reflector,
   ) {}
+
+  /** An oracle open on purpose in production (`ORACLE_ALLOW_OPEN=true`) says so once at start-up, as a warning. */
+  onApplicationBootstrap(): void {
+    if (this.keys.keys !== null || !this.keys.production) return;
+    this.logger.warn(
+      'The oracle answers anyone who reaches its port: API_KEYS is unset and ORACLE_ALLOW_OPEN=true in production',
+    );
+  }
 
   canActivate(context: ExecutionContext): boolean {
     if (!this.keys.keys) return true;

@@ -25,7 +25,10 @@ export class OracleModule {
       controllers: [OracleController],
       providers: [
         { provide: AttestationService, useValue: service },
-        { provide: OracleApiKeys, useValue: new OracleApiKeys(config.apiKeys) },
+        {
+          provide: OracleApiKeys,
+          useValue: new OracleApiKeys(config.apiKeys, config.environment === 'production'),
+        },
         OracleAuthGuard,
       ],
       exports: [AttestationService],

@@ -73,6 +73,26 @@ describe('the oracle process (dist/src/oracle/main.js, as `npm run start:oracle`
     await runUntilLive({ VAULT_SECRETS_DIR: vault, HTTP_PORT: String(port) }, port, key);
   });
 
+  it('starts open in production only when ORACLE_ALLOW_OPEN=true, and warns that it answers anyone', async () => {
+    const port = await freePort();
+    const sut = spawnNode(MAIN, [], {
+      ENVIRONMENT: 'production',
+      HOST: '127.0.0.1',
+      ECDSA_PRIVATE_KEY: ORACLE_SIGNER_KEYS.seven,
+      HTTP_PORT: String(port),
+      ORACLE_ALLOW_OPEN: 'true',
+      ...PRODUCTION_CHAINS_ENV,
+      ...PRODUCTION_HUB_ENV,
+    });
+    try {
+      expect(await lives(port, sut)).toMatchObject({ status: 200 });
+      expect(output(sut)).toContain('The oracle answers anyone who reaches its port');
+    } finally {
+      sut.child.kill('SIGTERM');
+    }
+    await sut.exited;
+  });
+
   it.each([
     ['a malformed API_KEYS', { API_KEYS: 'k-e2e-secret-key' }, /^Invalid configuration: API_KEYS entry 1 /],
     [

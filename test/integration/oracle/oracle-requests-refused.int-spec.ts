@@ -95,6 +95,24 @@ describe('oracle requests refused before any chain read', () => {
     },
   );
 
+  it('a depositId of null is INVALID_INPUT, not "any deposit of the transaction" (depositId? is absent or an id)', async () => {
+    const answer = await postJson(sut.url, DEPOSITS, {
+      chainId: 31337,
+      transactionId: UNKNOWN_TX,
+      depositId: null,
+    });
+
+    expect(answer).toEqual({
+      status: 400,
+      body: {
+        message: expect.stringMatching(/^Invalid input: depositId: /),
+        errorCode: 'INVALID_INPUT',
+        statusCode: 400,
+        errorData: [{ field: 'depositId', problems: expect.arrayContaining([expect.any(String)]) }],
+      },
+    });
+  });
+
   it("a chain not configured is UNSUPPORTED_CHAIN, pointing at the oracle's own chain list", async () => {
     const { message } = await refused(
       DEPOSITS,
