@@ -34,18 +34,20 @@ describe('an RPC that serves another chain than the one configured', () => {
   /** Chain 31337 as configured, but read through chain 31338's node. */
   const misconfigured = (): ChainInfo => ({ ...app.config.chains.chain(a.chainId), rpcUrl: b.rpcUrl });
 
+  /** The demo user's quote body of a native ETH bridge 31337 → 31338 of 0.02 ETH. */
+  const quoteBody = () => ({
+    user: privateKeyToAccount(a.accounts.user.privateKey).address,
+    originChainId: a.chainId,
+    destinationChainId: b.chainId,
+    originCurrency: ETH,
+    destinationCurrency: ETH,
+    amount: '20000000000000000',
+    tradeType: 'EXACT_INPUT',
+  });
+
   /** A quote from 31337 to 31338, its deposit then made on 31338 (where the depositor's funds are cheap). */
   const depositOnTheWrongChain = async (): Promise<{ orderId: Hex; txHash: Hex }> => {
-    const user = privateKeyToAccount(a.accounts.user.privateKey);
-    const { code, body } = await postJson(app, '/quote/v2', {
-      user: user.address,
-      originChainId: a.chainId,
-      destinationChainId: b.chainId,
-      originCurrency: ETH,
-      destinationCurrency: ETH,
-      amount: '20000000000000000',
-      tradeType: 'EXACT_INPUT',
-    });
+    const { code, body } = await postJson(app, '/quote/v2', quoteBody());
     expect(code).toBe(200);
     const quote = body as Quote;
     const deposit = quote.steps[0].items[0].data;
@@ -133,15 +135,7 @@ describe('an RPC that serves another chain than the one configured', () => {
     });
 
     it('refuses quotes from the chain with CHAIN_RPC_UNAVAILABLE wrong-chain, in every environment', async () => {
-      const { code, body } = await postJson(wrong, '/quote/v2', {
-        user: privateKeyToAccount(a.accounts.user.privateKey).address,
-        originChainId: a.chainId,
-        destinationChainId: b.chainId,
-        originCurrency: ETH,
-        destinationCurrency: ETH,
-        amount: '20000000000000000',
-        tradeType: 'EXACT_INPUT',
-      });
+      const { code, body } = await postJson(wrong, '/quote/v2', quoteBody());
       expect(code).toBe(400);
       expect(body).toMatchObject({
         errorCode: 'CHAIN_RPC_UNAVAILABLE',
