@@ -192,12 +192,7 @@ export class ApiKeysService implements OnApplicationBootstrap {
     );
     let changed = 0;
     for (const row of rows) {
-      const sealed = Object.fromEntries(
-        Object.entries(row.webhook_headers).map(([name, value]) => [
-          name,
-          typeof value === 'string' ? this.sealHeader(row.id, name, value) : value,
-        ]),
-      );
+      const sealed = this.sealHeaders(row.id, row.webhook_headers);
       const result = await this.db.query(
         'UPDATE api_keys SET webhook_headers = $2::jsonb WHERE id = $1 AND webhook_headers = $3::jsonb',
         [row.id, JSON.stringify(sealed), JSON.stringify(row.webhook_headers)],
@@ -320,13 +315,15 @@ export class ApiKeysService implements OnApplicationBootstrap {
     );
   }
 
-  private sealHeader(apiKeyId: string, name: string, value: string): { sealed: string } {
-    return { sealed: encryptWebhookHeaderValue(this.secrets.encryptionKey, value, apiKeyId, name) };
-  }
-
-  private sealHeaders(apiKeyId: string, headers: Readonly<Record<string, string>>): StoredHeaders {
+  /** `headers` with every value still in clear sealed; values already sealed are kept as they are. */
+  private sealHeaders(apiKeyId: string, headers: Readonly<StoredHeaders>): StoredHeaders {
     return Object.fromEntries(
-      Object.entries(headers).map(([name, value]) => [name, this.sealHeader(apiKeyId, name, value)]),
+      Object.entries(headers).map(([name, value]) => [
+        name,
+        typeof value === 'string'
+          ? { sealed: encryptWebhookHeaderValue(this.secrets.encryptionKey, value, apiKeyId, name) }
+          : value,
+      ]),
     );
   }
 
