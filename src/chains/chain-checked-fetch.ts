@@ -1,5 +1,4 @@
 import { Logger } from '@nestjs/common';
-import type { BaseError } from 'viem';
 import { countingFetch, rpcChainMismatch, rpcErrors, rpcRequests } from '../metrics/process-metrics.js';
 
 /**
@@ -21,17 +20,13 @@ export class WrongChainError extends Error {
   }
 }
 
-/** The WrongChainError behind an error (viem wraps what its transport's fetch throws), or null. */
+/**
+ * The WrongChainError behind an error, or null: viem wraps what its transport's fetch throws in `cause` (its
+ * `BaseError.walk` follows the same chain), a few levels deep.
+ */
 export function wrongChainOf(error: unknown): WrongChainError | null {
-  if (error instanceof WrongChainError) return error;
-  let found: WrongChainError | null = null;
-  (error as BaseError | null)?.walk?.((cause) => {
-    if (cause instanceof WrongChainError) found = cause;
-    return found !== null;
-  });
-  if (found) return found;
-  let cause = (error as { cause?: unknown } | null)?.cause;
-  for (let depth = 0; cause && depth < 8; depth += 1) {
+  let cause = error;
+  for (let depth = 0; cause && depth <= 8; depth += 1) {
     if (cause instanceof WrongChainError) return cause;
     cause = (cause as { cause?: unknown }).cause;
   }
