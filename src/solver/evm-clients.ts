@@ -35,12 +35,13 @@ export class EvmClients {
   of(chain: ChainInfo): PublicClient {
     let client = this.clients.get(chain.id);
     if (!client) {
+      const url = rpcOf(chain);
       client = createPublicClient({
         chain: viemChain(chain),
-        transport: http(rpcOf(chain), {
+        transport: http(url, {
           retryCount: 1,
           timeout: this.timeoutMs,
-          fetchFn: chainCheckedFetch(rpcOf(chain), chain.id),
+          fetchFn: chainCheckedFetch(url, chain.id),
         }),
         pollingInterval: 100,
         cacheTime: 0,
