@@ -99,11 +99,13 @@ export function verifyRpcChainId(url: string, chainId: number): Promise<RpcChain
 
 /** What this process last found `url` serving, asked for chain `chainId`; null before it was asked. */
 export function rpcChainCheckOf(url: string, chainId: number): RpcChainCheck | null {
-  return entries.get(`${chainId}\n${url}`)?.result ?? null;
+  return entries.get(entryKey(url, chainId))?.result ?? null;
 }
 
+const entryKey = (url: string, chainId: number): string => `${chainId}\n${url}`;
+
 function entryOf(url: string, chainId: number): Entry {
-  const key = `${chainId}\n${url}`;
+  const key = entryKey(url, chainId);
   let entry = entries.get(key);
   if (!entry) {
     entry = { result: null, at: 0, checking: null, logged: false };
