@@ -11,8 +11,8 @@ import {
   loadChainRegistry,
   withoutCredentials,
 } from '../../../src/chains/chain-registry.js';
-import { ConfigError } from '../../../src/config/config.error.js';
 import { QuoteError } from '../../../src/quotes/domain/quote-error.js';
+import { configError } from '../../support/config-error.js';
 
 const configs = resolve('configs');
 const SPEC_CHAINS = [1337, 999, 3586256, 792703809];
@@ -80,16 +80,6 @@ function evmChain(overrides: Partial<ChainsFileChain> = {}): ChainsFileChain {
 
 function registry(...chains: ChainsFileChain[]): ChainRegistry {
   return new ChainRegistry({ chains }, { source: 'chains.test.json' });
-}
-
-function configError(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('no ConfigError');
 }
 
 function quoteError(run: () => unknown): QuoteError {

@@ -5,6 +5,7 @@ import { loadAppConfig } from '../../../src/config/app-config.js';
 import { ConfigError } from '../../../src/config/config.error.js';
 import { resolvePlaceholders } from '../../../src/config/resolve-placeholders.js';
 import { PRODUCTION_CHAINS_ENV, PRODUCTION_HUB_ENV } from '../../support/production-env.js';
+import { configError } from '../../support/config-error.js';
 
 const configs = resolve('configs');
 /** A fixed secret, so loading the config never writes the generated one into ./data. */
@@ -140,15 +141,6 @@ describe('the oracle mounted in the API process (ORACLE_MOUNT)', () => {
     ENVIRONMENT: 'production',
     ORACLE_MOUNT: 'true',
     ECDSA_PRIVATE_KEY: KEY,
-  };
-  const configError = (load: () => unknown): ConfigError => {
-    try {
-      load();
-    } catch (error) {
-      if (error instanceof ConfigError) return error;
-      throw error;
-    }
-    throw new Error('expected a ConfigError');
   };
 
   it("refuses to start in production without API_KEYS (its routes would answer anyone on the API's port)", () => {

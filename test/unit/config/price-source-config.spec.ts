@@ -2,10 +2,10 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadAppConfig } from '../../../src/config/app-config.js';
-import { ConfigError } from '../../../src/config/config.error.js';
 import { currenciesWithoutFeed, priceSourceConfig } from '../../../src/config/price-source-config.js';
 import { devnetPriceFeedAddresses } from '../../../scripts/devnet/deploy-price-feeds.js';
 import { PRODUCTION_CHAINS_ENV } from '../../support/production-env.js';
+import { configError } from '../../support/config-error.js';
 
 const configs = resolve('configs');
 const SECRET = { API_KEY_ENCRYPTION_KEY: '11'.repeat(32) };
@@ -19,16 +19,6 @@ function productionWith(edit: (priceSource: Record<string, unknown>) => void): s
   edit(app.quotes.priceSource);
   writeFileSync(join(dir, 'app.production.json'), JSON.stringify(app));
   return dir;
-}
-
-function configError(load: () => unknown): ConfigError {
-  try {
-    load();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
 }
 
 describe(priceSourceConfig.name, () => {

@@ -1,25 +1,15 @@
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ConfigError } from '../../../src/config/config.error.js';
 import { loadOracleConfig } from '../../../src/oracle/config/oracle-config.js';
 import { parsePeers } from '../../../src/oracle/config/peers.js';
 import { loadVaultSecrets } from '../../../src/oracle/config/vault-secrets.js';
 import { PRODUCTION_CHAINS_ENV, PRODUCTION_HUB_ENV } from '../../support/production-env.js';
+import { configError } from '../../support/config-error.js';
 
 const configs = resolve('configs');
 const KEY = `0x${'4b'.repeat(32)}`;
 const base = { ENVIRONMENT: 'test', ECDSA_PRIVATE_KEY: KEY };
-
-function configError(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('no ConfigError');
-}
 
 describe(loadOracleConfig.name, () => {
   it('defaults: port 3000, no keys (open), no peers, 5000 ms peer time-out, not shadow, the test hub domain', () => {
