@@ -40,6 +40,20 @@ export class NextRead<V> {
   }
 }
 
+/** A `NextRead` per key (a chain, say), made on first use: `get(key, read)` is that key's `NextRead.get(read)`. */
+export class NextReads<K, V> {
+  private readonly reads = new Map<K, NextRead<V>>();
+
+  get(key: K, read: () => Promise<V>): Promise<V> {
+    let next = this.reads.get(key);
+    if (!next) {
+      next = new NextRead();
+      this.reads.set(key, next);
+    }
+    return next.get(read);
+  }
+}
+
 /**
  * Values that only change from block to block, kept for the block last asked about: `get(block, key, read)` reads
  * once per (block, key), at that block, and shares the answer (in flight too). Another block number (later, or

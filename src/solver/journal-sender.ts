@@ -1,5 +1,5 @@
 import type { Hex, PrivateKeyAccount } from 'viem';
-import { NextRead } from '../chains/block-reads.js';
+import { NextReads } from '../chains/block-reads.js';
 import type { ChainInfo } from '../chains/chain.js';
 import type { Database } from '../database/database.js';
 import type { EvmClients } from './evm-clients.js';
@@ -20,7 +20,7 @@ const MAYBE_SENT =
  * broadcasts of stored bytes whose every attempt (and its error) is written on the entry.
  */
 export class JournalSender {
-  private readonly feeReads = new Map<number, NextRead<TxFees>>();
+  private readonly feeReads = new NextReads<number, TxFees>();
 
   constructor(
     private readonly db: Database,
@@ -48,12 +48,7 @@ export class JournalSender {
    * costs two reads, not two per fill, and no fill is signed with fees read before it asked.
    */
   fees(chain: ChainInfo): Promise<TxFees> {
-    let next = this.feeReads.get(chain.id);
-    if (!next) {
-      next = new NextRead();
-      this.feeReads.set(chain.id, next);
-    }
-    return next.get(async () => {
+    return this.feeReads.get(chain.id, async () => {
       const estimate = await this.clients.of(chain).estimateFeesPerGas();
       return { maxFeePerGas: estimate.maxFeePerGas, maxPriorityFeePerGas: estimate.maxPriorityFeePerGas };
     });

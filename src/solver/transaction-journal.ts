@@ -6,7 +6,7 @@ import {
   type PrivateKeyAccount,
   type TransactionReceipt,
 } from 'viem';
-import { NextRead } from '../chains/block-reads.js';
+import { NextReads } from '../chains/block-reads.js';
 import type { ChainInfo } from '../chains/chain.js';
 import type { Database, SqlExecutor } from '../database/database.js';
 import type { EvmClients } from './evm-clients.js';
@@ -158,7 +158,7 @@ export function isSamePayment(mined: JournalEntry, entry: JournalEntry): boolean
  */
 export class TransactionJournal {
   private readonly queues = new Map<number, Promise<unknown>>();
-  private readonly pendingCounts = new Map<number, NextRead<number>>();
+  private readonly pendingCounts = new NextReads<number, number>();
   private readonly sender: JournalSender;
   private readonly settlement: JournalSettlement;
 
@@ -244,7 +244,9 @@ export class TransactionJournal {
     const [gas, fees, chainNonce] = await Promise.all([
       client.estimateGas({ account: from, to: intent.to, value: intent.value, data: intent.data }),
       this.sender.fees(chain),
-      this.pendingCount(chain).get(() => client.getTransactionCount({ address: from, blockTag: 'pending' })),
+      this.pendingCounts.get(chain.id, () =>
+        client.getTransactionCount({ address: from, blockTag: 'pending' }),
+      ),
     ]);
     return { intent, gas, fees, chainNonce: BigInt(chainNonce) };
   }
@@ -280,15 +282,6 @@ export class TransactionJournal {
           : new LeaseLostError(`${item.meta.purpose} ${item.meta.jobKey ?? ''}`),
       );
     });
-  }
-
-  private pendingCount(chain: ChainInfo): NextRead<number> {
-    let next = this.pendingCounts.get(chain.id);
-    if (!next) {
-      next = new NextRead();
-      this.pendingCounts.set(chain.id, next);
-    }
-    return next;
   }
 
   /** Marks a held entry broadcast (durably, first), then sends its stored bytes. */
