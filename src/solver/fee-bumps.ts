@@ -1,6 +1,6 @@
 import { type Address, parseTransaction, type PrivateKeyAccount, type PublicClient } from 'viem';
 import type { ChainInfo } from '../chains/chain.js';
-import type { Database } from '../database/database.js';
+import type { Database, SqlExecutor } from '../database/database.js';
 import type { EvmClients } from './evm-clients.js';
 import type { JournalSender, TxFees } from './journal-sender.js';
 import { COLUMNS, insertEntry, type JournalRow, toEntry } from './journal-rows.js';
@@ -80,7 +80,7 @@ export class FeeBumps {
    * fees it would need pass the chain's cap (then the stuck entry's `fee_capped` says so, and it waits).
    */
   async bumpIfStuck(chain: ChainInfo, entry: JournalEntry): Promise<JournalEntry | null> {
-    const newest = await this.newestOpen(chain, entry);
+    const newest = await this.newestOpen(this.db, chain, entry.nonce);
     if (!newest || newest.state !== 'broadcast' || !BUMPABLE.has(newest.purpose)) return null;
     if (Number(newest.age_ms) < this.afterMs) return null;
     const signed = parseTransaction(newest.raw_tx as `0x${string}`);
@@ -110,14 +110,8 @@ export class FeeBumps {
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
         `journal-nonce:${chain.id}:${current.account.toLowerCase()}:${current.nonce}`,
       ]);
-      const { rows } = await tx.query<{ id: string }>(
-        `SELECT id::text AS id FROM solver_transactions
-          WHERE chain_id = $1 AND account = $2 AND nonce = $3 AND state IN ('signed', 'broadcast')
-          ORDER BY solver_transactions.id DESC LIMIT 1`,
-        [chain.id, current.account, current.nonce.toString()],
-      );
       // Another instance replaced it meanwhile, or the nonce was settled: nothing to do.
-      if (rows[0]?.id !== current.id) return null;
+      if ((await this.newestOpen(tx, chain, current.nonce))?.id !== current.id) return null;
       const stored = await insertEntry(tx, chain.id, current.account, current.nonce, current, rawTx, {
         purpose: current.purpose,
         jobKey: current.jobKey ?? undefined,
@@ -134,13 +128,14 @@ export class FeeBumps {
     return replacement;
   }
 
-  private async newestOpen(chain: ChainInfo, entry: JournalEntry): Promise<OpenRow | null> {
-    const { rows } = await this.db.query<OpenRow>(
+  /** The newest open (signed or broadcast) entry of this account with `nonce` on `chain`. */
+  private async newestOpen(db: SqlExecutor, chain: ChainInfo, nonce: bigint): Promise<OpenRow | null> {
+    const { rows } = await db.query<OpenRow>(
       `SELECT ${COLUMNS}, last_error, (extract(epoch FROM now() - created_at) * 1000)::bigint::text AS age_ms
          FROM solver_transactions
         WHERE chain_id = $1 AND account = $2 AND nonce = $3 AND state IN ('signed', 'broadcast')
         ORDER BY solver_transactions.id DESC LIMIT 1`,
-      [chain.id, this.address, entry.nonce.toString()],
+      [chain.id, this.address, nonce.toString()],
     );
     return rows[0] ?? null;
   }
