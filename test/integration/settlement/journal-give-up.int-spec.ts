@@ -29,6 +29,7 @@ import {
   freshRecipient,
   journalOf,
   type Quote,
+  waitForWatcherRound,
 } from './settlement-support.js';
 import { keysFrom, rpc } from './journal-support.js';
 
@@ -83,11 +84,7 @@ describe('a job that gives up while it holds a signed transaction', () => {
     database = await createTestDatabase('ferry_journal_give_up');
     app = await startTestApp(settlementEnv(a, b), [], undefined, database);
     db = app.app.get<Database>(DATABASE);
-    await waitFor(
-      async () =>
-        (await db.query('SELECT 1 FROM chain_cursors WHERE chain_id = $1', [a.chainId])).rowCount > 0,
-      "the watcher's first round",
-    );
+    await waitForWatcherRound(db, a);
   }, 120_000);
   afterAll(async () => {
     await app?.close();

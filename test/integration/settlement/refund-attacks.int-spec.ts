@@ -22,6 +22,8 @@ import {
   freshRecipient,
   journalOf,
   type Quote,
+  waitForRefundDone,
+  waitForWatcherRound,
 } from './settlement-support.js';
 
 /**
@@ -57,10 +59,7 @@ describe('refunds and returns under attack', () => {
     apps.push(app);
     const db = app.app.get<Database>(DATABASE);
     // Wait for the watcher's first round, so the deposits below are this database's to return.
-    await waitFor(async () => {
-      const { rows } = await db.query('SELECT 1 FROM chain_cursors WHERE chain_id = $1', [a.chainId]);
-      return rows.length > 0;
-    }, "the watcher's first round");
+    await waitForWatcherRound(db, a);
     const solverNonce = await clients
       .reader(a.chainId)
       .getTransactionCount({ address: a.accounts.solver.address });
@@ -130,17 +129,7 @@ describe('refunds and returns under attack', () => {
           ? await depositNativeFor(clients, a, id, 1n)
           : await depositErc20For(clients, a, id, currency, 1n);
       expect(receipt.status).toBe('success');
-      await waitFor(
-        async () =>
-          (
-            await db.query(
-              `SELECT 1 FROM solver_jobs WHERE request_id = $1 AND kind = 'refund' AND state = 'done'`,
-              [id.toLowerCase()],
-            )
-          ).rowCount === 1,
-        'the refund job to be settled',
-        30_000,
-      );
+      await waitForRefundDone(db, id);
 
       expect(await journalOf(db, id)).toEqual([]);
       expect(await clients.reader(a.chainId).getTransactionCount({ address: solver })).toBe(solverNonce);
@@ -207,19 +196,7 @@ describe('refunds and returns under attack', () => {
     await depositNativeFor(clients, a, dust, gasPrice * 40_000n);
     // A deposit worth far more than its refund's gas is refunded, to the contract all the same.
     await depositNativeFor(clients, a, worth, gasPrice * 1_000_000n);
-    for (const id of [dust, worth]) {
-      await waitFor(
-        async () =>
-          (
-            await db.query(
-              `SELECT 1 FROM solver_jobs WHERE request_id = $1 AND kind = 'refund' AND state = 'done'`,
-              [id.toLowerCase()],
-            )
-          ).rowCount === 1,
-        'the refund job to be settled',
-        30_000,
-      );
-    }
+    for (const id of [dust, worth]) await waitForRefundDone(db, id);
 
     expect(await journalOf(db, dust)).toEqual([]);
     expect((await eventTypesOf(db, dust)).filter((type) => type.startsWith('Refund'))).toEqual([
@@ -240,10 +217,7 @@ describe('refunds and returns under attack', () => {
     const app = await startTestApp(settlementEnv(a, b), [], undefined, database);
     apps.push(app);
     const db = app.app.get<Database>(DATABASE);
-    await waitFor(async () => {
-      const { rows } = await db.query('SELECT 1 FROM chain_cursors WHERE chain_id = $1', [a.chainId]);
-      return rows.length > 0;
-    }, "the watcher's first round");
+    await waitForWatcherRound(db, a);
     const burner = await deployGasBurner(clients, a, BURNER_ROUNDS);
     expect(await burnerGas(burner)).toBeGreaterThan(100_000n);
     const solver = a.accounts.solver.address;

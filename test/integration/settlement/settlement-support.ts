@@ -3,7 +3,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { depositoryAbi } from '../../../src/chains/abi/depository.js';
 import { erc20Abi } from '../../../src/chains/abi/erc20.js';
 import type { Database } from '../../../src/database/database.js';
-import type { ChainClients } from '../../support/chain-clients.js';
+import { type ChainClients, waitFor } from '../../support/chain-clients.js';
 import type { Devnet } from '../../support/devnet.js';
 
 export const ETH = '0x0000000000000000000000000000000000000000';
@@ -145,6 +145,29 @@ export async function journalOf(
       [requestId.toLowerCase()],
     )
   ).rows;
+}
+
+/** Waits for the watcher's first round on `chain` (its cursor row): deposits made after it are this database's. */
+export async function waitForWatcherRound(db: Database, chain: Devnet): Promise<void> {
+  await waitFor(
+    async () =>
+      (await db.query('SELECT 1 FROM chain_cursors WHERE chain_id = $1', [chain.chainId])).rowCount > 0,
+    "the watcher's first round",
+  );
+}
+
+/** Waits for the request's refund job to be settled (`done`: refunded, or skipped). */
+export async function waitForRefundDone(db: Database, requestId: string): Promise<void> {
+  await waitFor(
+    async () =>
+      (
+        await db.query(
+          `SELECT 1 FROM solver_jobs WHERE request_id = $1 AND kind = 'refund' AND state = 'done'`,
+          [requestId.toLowerCase()],
+        )
+      ).rowCount === 1,
+    'the refund job to be settled',
+  );
 }
 
 /** The request's event types, in order. */
