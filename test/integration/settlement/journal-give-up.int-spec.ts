@@ -1,4 +1,4 @@
-import type { Hash, Hex, PublicClient } from 'viem';
+import type { Hash, Hex } from 'viem';
 import { toHex } from 'viem';
 import type { ChainInfo } from '../../../src/chains/chain.js';
 import { loadAppConfig } from '../../../src/config/app-config.js';
@@ -31,36 +31,23 @@ import {
   type Quote,
   waitForWatcherRound,
 } from './settlement-support.js';
-import { keysFrom, rpc } from './journal-support.js';
+import { InterceptedClients, keysFrom, rpc } from './journal-support.js';
 
 const freshKey = keysFrom(14);
 
 /** Clients that run `beforeFees` (once) when the journal reads the chain's fees: a race staged at that moment. */
-class HookedClients extends EvmClients {
+class HookedClients extends InterceptedClients {
   beforeFees: (() => Promise<void>) | null = null;
-  private readonly proxies = new Map<number, PublicClient>();
 
-  override of(chain: ChainInfo): PublicClient {
-    let proxy = this.proxies.get(chain.id);
-    if (!proxy) {
-      const client = super.of(chain);
-      proxy = new Proxy(client, {
-        get: (target, property, receiver) => {
-          const value = Reflect.get(target, property, receiver) as unknown;
-          if (typeof value !== 'function') return value;
-          const bound = (value as (...args: unknown[]) => unknown).bind(target);
-          if (property !== 'estimateFeesPerGas') return bound;
-          return async (...args: unknown[]) => {
-            const hook = this.beforeFees;
-            this.beforeFees = null;
-            await hook?.();
-            return bound(...args);
-          };
-        },
-      });
-      this.proxies.set(chain.id, proxy);
-    }
-    return proxy;
+  protected intercept(property: string | symbol, value: unknown): unknown {
+    if (property !== 'estimateFeesPerGas' || typeof value !== 'function') return value;
+    const bound = value as (...args: unknown[]) => unknown;
+    return async (...args: unknown[]) => {
+      const hook = this.beforeFees;
+      this.beforeFees = null;
+      await hook?.();
+      return bound(...args);
+    };
   }
 }
 

@@ -30,28 +30,42 @@ export async function rpc(url: string, method: string, params: unknown[]): Promi
   return body.result;
 }
 
-/** Clients whose named reads fail (an RPC blip) while the test says so; everything else goes to the chain. */
-export class FlakyClients extends EvmClients {
-  readonly failing = new Set<string>();
+/**
+ * Clients whose every property read of a chain's client goes through `intercept` (methods come bound to the client):
+ * the base of a test's faults and hooks on the chain.
+ */
+export abstract class InterceptedClients extends EvmClients {
   private readonly proxies = new Map<number, PublicClient>();
+
+  /** What reading `property` of a chain's client gives instead of `value`. */
+  protected abstract intercept(property: string | symbol, value: unknown): unknown;
 
   override of(chain: ChainInfo): PublicClient {
     let proxy = this.proxies.get(chain.id);
     if (!proxy) {
-      const client = super.of(chain);
-      proxy = new Proxy(client, {
+      proxy = new Proxy(super.of(chain), {
         get: (target, property, receiver) => {
           const value = Reflect.get(target, property, receiver) as unknown;
-          if (typeof property === 'string' && this.failing.has(property)) {
-            return () => Promise.reject(new Error(`${property}: fetch failed (test)`));
-          }
-          return typeof value === 'function'
-            ? (value as (...args: unknown[]) => unknown).bind(target)
-            : value;
+          return this.intercept(
+            property,
+            typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value,
+          );
         },
       });
       this.proxies.set(chain.id, proxy);
     }
     return proxy;
+  }
+}
+
+/** Clients whose named reads fail (an RPC blip) while the test says so; everything else goes to the chain. */
+export class FlakyClients extends InterceptedClients {
+  readonly failing = new Set<string>();
+
+  protected intercept(property: string | symbol, value: unknown): unknown {
+    if (typeof property === 'string' && this.failing.has(property)) {
+      return () => Promise.reject(new Error(`${property}: fetch failed (test)`));
+    }
+    return value;
   }
 }
