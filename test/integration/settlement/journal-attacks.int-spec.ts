@@ -1,5 +1,4 @@
 import type { Hash } from 'viem';
-import { toHex } from 'viem';
 import type { ChainInfo } from '../../../src/chains/chain.js';
 import { loadAppConfig } from '../../../src/config/app-config.js';
 import type { Database } from '../../../src/database/database.js';
@@ -8,7 +7,7 @@ import { PaymentGasTooHigh, TransactionJournal } from '../../../src/solver/trans
 import { type Devnet, startDevnet } from '../../support/devnet.js';
 import { RpcProxy } from '../../support/rpc-proxy.js';
 import { type MigratedDatabase, migratedDatabase } from '../../support/postgres.js';
-import { FlakyClients, keysFrom, rpc } from './journal-support.js';
+import { FlakyClients, fundedKey, keysFrom, rpc } from './journal-support.js';
 
 const freshKey = keysFrom(10);
 
@@ -40,8 +39,7 @@ describe('transaction journal under attack', () => {
 
   /** A journal with a key of its own, funded (10 ETH). */
   const journalWith = async (clients: EvmClients) => {
-    const account = freshKey();
-    await rpc(chain.rpcUrl, 'hardhat_setBalance', [account.address, toHex(10n ** 19n)]);
+    const account = await fundedKey(freshKey, chain.rpcUrl);
     return new TransactionJournal(db, clients, account);
   };
   const transactionCount = async (journal: TransactionJournal) =>
@@ -185,8 +183,7 @@ describe('transaction journal under attack', () => {
     // Runtime: count down from 0x02ee00 (192,000 rounds of 26 gas, ~5M gas), then stop: a receive that succeeds, dearly.
     const runtime = '6202ee005b600190038060045700';
     const init = `0x600e80600b6000396000f3${runtime}`;
-    const deployer = freshKey();
-    await rpc(chain.rpcUrl, 'hardhat_setBalance', [deployer.address, toHex(10n ** 19n)]);
+    const deployer = await fundedKey(freshKey, chain.rpcUrl);
     const { createWalletClient, http } = await import('viem');
     const wallet = createWalletClient({ account: deployer, transport: http(chain.rpcUrl) });
     const deployed = await wallet.sendTransaction({ chain: null, data: init as Hash, gas: 100_000n });

@@ -11,7 +11,7 @@ import { TransactionJournal } from '../../../src/solver/transaction-journal.js';
 import { UnmatchedReturns } from '../../../src/solver/unmatched-returns.js';
 import { type Devnet, startDevnet } from '../../support/devnet.js';
 import { type MigratedDatabase, migratedDatabase } from '../../support/postgres.js';
-import { FlakyClients, keysFrom, rpc } from './journal-support.js';
+import { FlakyClients, fundedKey, keysFrom, rpc } from './journal-support.js';
 
 const freshKey = keysFrom(10);
 const GWEI = 10n ** 9n;
@@ -52,8 +52,7 @@ describe('transaction journal when the base fee rises', () => {
     await rpc(chain.rpcUrl, 'evm_mine', []);
   };
   const journalWith = async (clients: EvmClients) => {
-    const account = freshKey();
-    await rpc(chain.rpcUrl, 'hardhat_setBalance', [account.address, toHex(10n ** 19n)]);
+    const account = await fundedKey(freshKey, chain.rpcUrl);
     return new TransactionJournal(db, clients, account, { bumpAfterMs: 1_000 });
   };
   const reader = new EvmClients().of.bind(new EvmClients());
@@ -216,8 +215,7 @@ describe('transaction journal when the base fee rises', () => {
   );
 
   it('two instances finding the same stuck payment at once journal one replacement between them', async () => {
-    const account = freshKey();
-    await rpc(chain.rpcUrl, 'hardhat_setBalance', [account.address, toHex(10n ** 19n)]);
+    const account = await fundedKey(freshKey, chain.rpcUrl);
     const clients = new EvmClients();
     const journal = new TransactionJournal(db, clients, account, { bumpAfterMs: 60_000 });
     const refund = await pay(journal, 'refund', 'race:refund');

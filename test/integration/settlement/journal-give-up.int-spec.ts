@@ -1,5 +1,4 @@
 import type { Hash, Hex } from 'viem';
-import { toHex } from 'viem';
 import type { ChainInfo } from '../../../src/chains/chain.js';
 import { loadAppConfig } from '../../../src/config/app-config.js';
 import { DATABASE, type Database } from '../../../src/database/database.js';
@@ -31,7 +30,7 @@ import {
   type Quote,
   waitForWatcherRound,
 } from './settlement-support.js';
-import { InterceptedClients, keysFrom, rpc } from './journal-support.js';
+import { fundedKey, InterceptedClients, keysFrom } from './journal-support.js';
 
 const freshKey = keysFrom(14);
 
@@ -224,8 +223,7 @@ describe(abandonGivenUp.name, () => {
 
   /** A funded key of its own (10 ETH), and its journal. */
   const journalWith = async (clients: EvmClients) => {
-    const account = freshKey();
-    await rpc(chain.rpcUrl, 'hardhat_setBalance', [account.address, toHex(10n ** 19n)]);
+    const account = await fundedKey(freshKey, chain.rpcUrl);
     return { account, journal: new TransactionJournal(db, clients, account) };
   };
   /** A refund job in `state`, and a refund journaled (held) under its key. */

@@ -18,6 +18,13 @@ export function keysFrom(first: number): () => PrivateKeyAccount {
     privateKeyToAccount(toHex(mnemonicToAccount(MNEMONIC, { addressIndex: next++ }).getHdKey().privateKey!));
 }
 
+/** The next key of `next`, given 10 ETH on the devnet at `rpcUrl` (Hardhat's `hardhat_setBalance`). */
+export async function fundedKey(next: () => PrivateKeyAccount, rpcUrl: string): Promise<PrivateKeyAccount> {
+  const account = next();
+  await rpc(rpcUrl, 'hardhat_setBalance', [account.address, toHex(10n ** 19n)]);
+  return account;
+}
+
 /** One JSON-RPC call to a devnet (Hardhat's own methods included); throws the node's error message. */
 export async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
   const response = await fetch(url, {
