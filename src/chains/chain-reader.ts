@@ -9,7 +9,7 @@ import {
   zeroAddress,
 } from 'viem';
 import { SharedReads } from '../common/shared-reads.js';
-import { NextRead, PerBlock } from './block-reads.js';
+import { NextReads, PerBlock } from './block-reads.js';
 import { callSandboxAbi, sandboxOf } from './abi/call-executor.js';
 import { erc20Abi } from './abi/erc20.js';
 import type { ChainCurrency, ChainInfo } from './chain.js';
@@ -41,7 +41,7 @@ export interface GasPrice {
 export class ChainReader {
   private readonly gasPrices: SharedReads<GasPrice>;
   private readonly clients: ReadClients;
-  private readonly heads = new Map<string, NextRead<bigint | null>>();
+  private readonly heads = new NextReads<string, bigint | null>();
   private readonly atHead = new Map<string, PerBlock<bigint>>();
 
   constructor(
@@ -161,13 +161,8 @@ export class ChainReader {
     const client = this.clients.of(rpcUrl, chain.id);
     // Per chain and URL: one URL configured for two chains must not share heads or values between them.
     const id = `${chain.id}\n${rpcUrl}`;
-    let head = this.heads.get(id);
-    if (!head) {
-      head = new NextRead();
-      this.heads.set(id, head);
-    }
     // cacheTime 0: viem otherwise answers eth_blockNumber from a cache of up to 4 s.
-    const block = await head.get(() => client.getBlockNumber({ cacheTime: 0 }).catch(() => null));
+    const block = await this.heads.get(id, () => client.getBlockNumber({ cacheTime: 0 }).catch(() => null));
     if (block === null) return null;
     let values = this.atHead.get(id);
     if (!values) {
