@@ -41,6 +41,18 @@ const quote = sampleQuote(7);
 const [quoted, detect, confirm, submitFill, fillSuccess] = sampleLifecycle(quote, 7);
 const expireAt = (at: string): RequestCommand => ({ type: 'ExpireRequest', data: { at } });
 const plus = (iso: string, seconds: number) => new Date(Date.parse(iso) + seconds * 1000).toISOString();
+/** The fill failing on a short deposit: the request fails, and its refund is due. */
+const failFill: RequestCommand = {
+  type: 'RecordFillFailure',
+  data: {
+    failReason: 'DEPOSIT_AMOUNT_TOO_LOW',
+    failedTxHash: null,
+    failedTxBlockNumber: null,
+    failedCallData: null,
+    details: null,
+    failedAt: '2026-11-01T00:01:00.000Z',
+  },
+};
 
 describe('Request decisions', () => {
   it('records the same chain fact once, with an id derived from it', () => {
@@ -227,17 +239,6 @@ describe('Request decisions', () => {
   });
 
   it('tells a refund that could not be sent once, however many retries fail the same way; a reverted one each time', () => {
-    const failFill: RequestCommand = {
-      type: 'RecordFillFailure',
-      data: {
-        failReason: 'DEPOSIT_AMOUNT_TOO_LOW',
-        failedTxHash: null,
-        failedTxBlockNumber: null,
-        failedCallData: null,
-        details: null,
-        failedAt: '2026-11-01T00:01:00.000Z',
-      },
-    };
     const refundFailure = (refundFailReason: string, failedTxHash: string | null): RequestCommand => ({
       type: 'RecordRefundFailure',
       data: { refundFailReason, failedTxHash, failedAt: '2026-11-01T00:02:00.000Z' },
@@ -251,17 +252,6 @@ describe('Request decisions', () => {
   });
 
   describe('a refund skipped as dust (AMOUNT_TOO_LOW_TO_REFUND)', () => {
-    const failFill: RequestCommand = {
-      type: 'RecordFillFailure',
-      data: {
-        failReason: 'DEPOSIT_AMOUNT_TOO_LOW',
-        failedTxHash: null,
-        failedTxBlockNumber: null,
-        failedCallData: null,
-        details: null,
-        failedAt: '2026-11-01T00:01:00.000Z',
-      },
-    };
     const skip: RequestCommand = {
       type: 'SkipRefund',
       data: {
