@@ -149,5 +149,3 @@ function writeStamp(dataDir: string): void {
   const stamp: Stamp = { pgliteVersion: pgliteVersion(), postgresMajor };
   writeFileSync(join(dataDir, STAMP_FILE), `${JSON.stringify(stamp, null, 2)}\n`);
 }
-
-/** One process at a time: PGlite is one connection, and two processes on one directory corrupt it. */

@@ -15,11 +15,12 @@ export interface DirectoryLock {
 }
 
 /**
- * Embedded storage serves one process per directory: `FERRY_PGLITE.lock` holds the owner's pid and, on Linux, its pid
- * namespace (`/proc/self/ns/pid`). In one namespace a lock is taken over when its process is gone (or is this one: a
- * pid reused after a restart). A process of another namespace (another container on a shared volume, where both may
- * be pid 1) cannot be checked, so its lock holds while its holder keeps touching it, and is taken over
- * `LOCK_STALE_MS` after the last touch (a container that stopped without releasing it).
+ * Embedded storage serves one process per directory (PGlite is one connection, and two processes on one directory
+ * corrupt it): `FERRY_PGLITE.lock` holds the owner's pid and, on Linux, its pid namespace (`/proc/self/ns/pid`). In
+ * one namespace a lock is taken over when its process is gone (or is this one: a pid reused after a restart). A
+ * process of another namespace (another container on a shared volume, where both may be pid 1) cannot be checked, so
+ * its lock holds while its holder keeps touching it, and is taken over `LOCK_STALE_MS` after the last touch (a
+ * container that stopped without releasing it).
  */
 export function takeLock(dataDir: string, now: () => number = Date.now): DirectoryLock {
   const file = join(dataDir, LOCK_FILE);
