@@ -58,12 +58,11 @@ export class AggregateRepository {
     const recorded = await this.readFromSnapshot(aggregate);
     aggregate.loadFromHistory(recorded.map((event) => this.registry.deserialize(event)));
     if (recorded.length > 0) aggregate.revision = recorded[recorded.length - 1].revision;
-    return this.publisher ? this.publisher.mergeObjectContext(aggregate) : aggregate;
+    return this.published(aggregate);
   }
 
-  /** The aggregate at no revision, as `load` would answer for a stream that does not exist, without reading. */
-  private fresh<A extends EventSourcedAggregate>(create: () => A): A {
-    const aggregate = create();
+  /** The aggregate wired to the event publisher, when there is one: how `load` and `execute` hand it out. */
+  private published<A extends EventSourcedAggregate>(aggregate: A): A {
     return this.publisher ? this.publisher.mergeObjectContext(aggregate) : aggregate;
   }
 
@@ -178,7 +177,9 @@ export class AggregateRepository {
   ): Promise<A> {
     const maxAttempts = options.maxAttempts ?? 5;
     for (let attempt = 1; attempt <= maxAttempts; attempt += 1) {
-      const aggregate = attempt === 1 && options.streamIsNew ? this.fresh(create) : await this.load(create);
+      // A new stream starts at no revision, as `load` would answer for it, without reading.
+      const aggregate =
+        attempt === 1 && options.streamIsNew ? this.published(create()) : await this.load(create);
       await decide(aggregate);
       try {
         await this.save(aggregate, options.metadata);
