@@ -49,8 +49,12 @@ export async function readOracleAnswer(response: Response, maxBytes = MAX_ANSWER
   return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
 }
 
-/** How many signatures an answer holds, when it holds a list of them (anything else is judged by the caller). */
-export function signatureCountOf(answer: unknown): number {
+/**
+ * Why an answer holds too many signatures (more than `max`), or null: counted before any is recovered. An answer
+ * without a list of signatures is not judged here (the caller does).
+ */
+export function tooManySignatures(answer: unknown, max = MAX_ANSWER_SIGNATURES): string | null {
   const signatures = (answer as { signatures?: unknown } | null)?.signatures;
-  return Array.isArray(signatures) ? signatures.length : 0;
+  const count = Array.isArray(signatures) ? signatures.length : 0;
+  return count > max ? `answer holds ${count} signatures, more than ${max}` : null;
 }

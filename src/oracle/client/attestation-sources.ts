@@ -1,12 +1,7 @@
 import type { Attestation } from '../attestation.js';
 import type { AttestationRequests, AttestationService } from '../attestation.service.js';
 import { ATTESTATION_ROUTES, type AttestationKind } from '../messages/oracle-messages.js';
-import {
-  MAX_ANSWER_SIGNATURES,
-  OracleAnswerTooLarge,
-  readOracleAnswer,
-  signatureCountOf,
-} from '../read-oracle-answer.js';
+import { OracleAnswerTooLarge, readOracleAnswer, tooManySignatures } from '../read-oracle-answer.js';
 
 /** Where Ferry gets attestations from: the oracle mounted in its own process, or an oracle instance over HTTP. */
 export interface AttestationSource {
@@ -70,12 +65,8 @@ export class HttpSource implements AttestationSource {
       throw new AttestationRefused(this.name, body.errorCode, body.message ?? '');
     }
     if (!response.ok || !body) throw new Error(`${this.name}: HTTP ${response.status}`);
-    const signatures = signatureCountOf(body);
-    if (signatures > MAX_ANSWER_SIGNATURES) {
-      throw new Error(
-        `${this.name}: answer holds ${signatures} signatures, more than ${MAX_ANSWER_SIGNATURES}`,
-      );
-    }
+    const crowded = tooManySignatures(body);
+    if (crowded) throw new Error(`${this.name}: ${crowded}`);
     return body;
   }
 }

@@ -3,12 +3,7 @@ import { type Hex, isAddressEqual, recoverAddress } from 'viem';
 import type { OraclePeer } from '../config/peers.js';
 import type { Attestation, OracleSignature } from '../attestation.js';
 import { ATTESTATION_ROUTES, digestOf, messageIdOf, sameDomain } from '../messages/oracle-messages.js';
-import {
-  MAX_ANSWER_SIGNATURES,
-  OracleAnswerTooLarge,
-  readOracleAnswer,
-  signatureCountOf,
-} from '../read-oracle-answer.js';
+import { OracleAnswerTooLarge, readOracleAnswer, tooManySignatures } from '../read-oracle-answer.js';
 import { nonCanonical } from '../signer/ethereum-signature.js';
 
 /** A peer's refusals that say the chain shows something else than our reading (the rest are failures). */
@@ -135,14 +130,8 @@ export async function judge(
   if (!sameDomain(ours.domain, theirs.domain))
     return { peer, outcome: 'disagreed', reason: 'domain differs' };
   // Before any recovery: each costs an ecrecover, and valid signatures of random keys cost nothing to attach.
-  const count = signatureCountOf(theirs);
-  if (count > MAX_ANSWER_SIGNATURES) {
-    return {
-      peer,
-      outcome: 'failed',
-      reason: `answer holds ${count} signatures, more than ${MAX_ANSWER_SIGNATURES}`,
-    };
-  }
+  const crowded = tooManySignatures(theirs);
+  if (crowded) return { peer, outcome: 'failed', reason: crowded };
   const digest = digestOf(ours.kind, ours.message, ours.domain);
   const valid: OracleSignature[] = [];
   for (const signature of Array.isArray(theirs.signatures) ? theirs.signatures : []) {
