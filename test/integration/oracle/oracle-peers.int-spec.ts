@@ -145,6 +145,9 @@ describe('oracle peers over real HTTP', () => {
     expect(answer.status).toBe(200);
     return answer.body as unknown as Attestation;
   };
+  /** `oracle`'s answer when the caller asks it to gather its peers' signatures (requestPeerSignatures). */
+  const aggregated = (oracle: RunningOracle, path: string, request: object) =>
+    alone(oracle, path, { ...request, requestPeerSignatures: true }, CALLER_KEY);
   const outcomesOf = (messageId: Hex) =>
     Object.fromEntries(
       logs
@@ -169,15 +172,8 @@ describe('oracle peers over real HTTP', () => {
     ]);
     const sentBefore = agreeRelay.requests.length;
 
-    const answer = await postJson(
-      aggregator.url,
-      DEPOSITS,
-      { ...request, requestPeerSignatures: true },
-      CALLER_KEY,
-    );
+    const attestation = await aggregated(aggregator, DEPOSITS, request);
 
-    expect(answer.status).toBe(200);
-    const attestation = answer.body as unknown as Attestation;
     expect(attestation.messageId).toBe(own.messageId);
     expect(attestation.signatures).toEqual([own.signatures[0], agreed.signatures[0]]);
     expect(await recoveredSigners(attestation)).toEqual([aggregator.signer.address, agree.signer.address]);
@@ -214,15 +210,8 @@ describe('oracle peers over real HTTP', () => {
     const request = { chainId: 31337, transactionId: receipt.transactionHash };
     const agreed = await alone(agree, DEPOSITS, request);
 
-    const answer = await postJson(
-      malleatedPeers.url,
-      DEPOSITS,
-      { ...request, requestPeerSignatures: true },
-      CALLER_KEY,
-    );
+    const attestation = await aggregated(malleatedPeers, DEPOSITS, request);
 
-    expect(answer.status).toBe(200);
-    const attestation = answer.body as unknown as Attestation;
     expect(attestation.signatures).toEqual([
       expect.objectContaining({ signer: malleatedPeers.signer.address }),
       agreed.signatures[0],
@@ -252,14 +241,7 @@ describe('oracle peers over real HTTP', () => {
       currency: NATIVE,
       minimumAmount: '9000',
     };
-    const answer = await postJson(
-      aggregator.url,
-      FILLS,
-      { ...request, requestPeerSignatures: true },
-      CALLER_KEY,
-    );
-    expect(answer.status).toBe(200);
-    const attestation = answer.body as unknown as Attestation;
+    const attestation = await aggregated(aggregator, FILLS, request);
     expect(attestation.signatures.map((signature) => signature.signer)).toEqual([
       aggregator.signer.address,
       agree.signer.address,
