@@ -72,13 +72,21 @@ export async function startOracle(options: StartOracleOptions = {}): Promise<Run
 export function captureLogs(level: LogLevel = 'debug') {
   const lines: string[] = [];
   const logger = new JsonLogger(level, (line) => lines.push(line));
+  /** The parsed lines whose `msg` is `msg`. */
+  const find = (msg: string) =>
+    lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === msg);
   return {
     logger,
     /** Every line so far, raw (to check that a secret appears in none). */
     text: () => lines.join('\n'),
-    /** The parsed lines whose `msg` is `msg`. */
-    find: (msg: string) =>
-      lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === msg),
+    find,
+    /** What each peer's answer came to when `messageId` was aggregated (its `peer attestation` line), by peer url. */
+    peerOutcomes: (messageId: string) =>
+      Object.fromEntries(
+        find('peer attestation')
+          .filter((line) => line.messageId === messageId)
+          .map((line) => [line.peer as string, line]),
+      ),
   };
 }
 

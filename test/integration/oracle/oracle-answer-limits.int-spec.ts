@@ -199,12 +199,7 @@ describe('answers read from other oracles are bounded', () => {
     expect(answer.status).toBe(200);
     const attestation = answer.body as unknown as Attestation;
     expect(attestation.signatures.map((signature) => signature.signer)).toEqual([aggregator.signer.address]);
-    const outcomes = Object.fromEntries(
-      logs
-        .find('peer attestation')
-        .filter((line) => line.messageId === attestation.messageId)
-        .map((line) => [line.peer as string, line]),
-    );
+    const outcomes = logs.peerOutcomes(attestation.messageId);
     expect(outcomes[urls.streamed]).toMatchObject({
       outcome: 'failed',
       reason: `answer exceeds ${MAX_ANSWER_BYTES} bytes`,

@@ -148,13 +148,6 @@ describe('oracle peers over real HTTP', () => {
   /** `oracle`'s answer when the caller asks it to gather its peers' signatures (requestPeerSignatures). */
   const aggregated = (oracle: RunningOracle, path: string, request: object) =>
     alone(oracle, path, { ...request, requestPeerSignatures: true }, CALLER_KEY);
-  const outcomesOf = (messageId: Hex) =>
-    Object.fromEntries(
-      logs
-        .find('peer attestation')
-        .filter((line) => line.messageId === messageId)
-        .map((line) => [line.peer as string, line]),
-    );
 
   it('keeps exactly the agreeing peer; the disagreeing, slow, shadow, down and forging ones are skipped', async () => {
     const receipt = await facts.depositNative(orderIdOf('peers-deposit'), 1_000n);
@@ -183,7 +176,7 @@ describe('oracle peers over real HTTP', () => {
     expect(sent[0]).toMatchObject({ method: 'POST', url: DEPOSITS, headers: { 'x-api-key': PEER_KEY } });
     expect(JSON.parse(sent[0].body)).toEqual({ ...request, requestPeerSignatures: false });
     expect(slowRelay.requests).toHaveLength(1);
-    const outcomes = outcomesOf(own.messageId);
+    const outcomes = logs.peerOutcomes(own.messageId);
     expect(Object.keys(outcomes)).toHaveLength(6);
     expect(outcomes[urls.agree]).toMatchObject({ outcome: 'agreed', signers: [agree.signer.address] });
     expect(outcomes[disagree.url]).toMatchObject({
@@ -218,7 +211,7 @@ describe('oracle peers over real HTTP', () => {
     ]);
     // Hardhat #7 and #8 are the devnet verifier's signers: both signatures must count there.
     expect(await countedOnchain(chain, attestation)).toBe(2);
-    const outcomes = outcomesOf(attestation.messageId);
+    const outcomes = logs.peerOutcomes(attestation.messageId);
     for (const url of [urls.highS, urls.rawV]) {
       expect(outcomes[url]).toMatchObject({
         outcome: 'disagreed',
@@ -298,7 +291,7 @@ describe('oracle peers over real HTTP', () => {
     const attestation = unknownToPeer.body as unknown as Attestation;
     expect(attestation.signatures.map((signature) => signature.signer)).toEqual([passThrough.signer.address]);
     expect(agreeRelay.requests.at(-1)!.headers['x-api-key']).toBe(OTHER_KEY);
-    expect(outcomesOf(attestation.messageId)[urls.agree]).toMatchObject({
+    expect(logs.peerOutcomes(attestation.messageId)[urls.agree]).toMatchObject({
       outcome: 'failed',
       reason: 'HTTP 401 UNAUTHORIZED',
     });
