@@ -103,9 +103,10 @@ export class GroupCommit {
       await Promise.all(ordered.map((append) => this.alone(append)));
       return;
     }
+    const byAppend = new Map(rows.map((row) => [row.append_index, row]));
     await Promise.all(
       ordered.map(async (append, index) => {
-        const row = rows.find((candidate) => candidate.append_index === index + 1);
+        const row = byAppend.get(index + 1);
         if (row && row.error_code === null) {
           append.resolve({
             nextExpectedRevision: row.next_revision!,
