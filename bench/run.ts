@@ -908,7 +908,7 @@ async function httpFloor(
         '`OTEL_EXPORTER_OTLP_ENDPOINT` set to a sink in the benchmark process (default sampler, batch processor and ' +
         'protocol, http/protobuf), after the untraced run on the same database. Sampled: the same with ' +
         `\`OTEL_TRACES_SAMPLER=parentbased_traceidratio\` and \`OTEL_TRACES_SAMPLER_ARG=${SAMPLED_RATIO}\` (an unsampled ` +
-        'request is ignored by the instrumentations before they start, src/telemetry/head-sampling.ts).',
+        'request gets no server span and a context that suppresses tracing, src/telemetry/head-sampling.ts).',
       'Ratios are between figures of the same run; the load generator shares the 2 cores with the server, so ' +
         'absolute req/s are lower than from another machine.',
     ],

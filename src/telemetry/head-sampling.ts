@@ -13,10 +13,8 @@ export interface HeadSampling {
 }
 
 /**
- * The sampling decision for HTTP requests, taken before any instrumentation runs (docs/operations.md, "Traces").
- * OpenTelemetry's instrumentations do most of their per-request work (attributes, context, spans) before the
- * sampler is asked, so an unsampled request cost nearly as much as a sampled one. Deciding first lets a request that
- * will not be traced be ignored by the instrumentations, as `/health` is. It reads the standard
+ * The sampling decision for HTTP requests, taken before the server span is made (docs/operations.md, "Traces"):
+ * a request that will not be traced gets no span and no attributes, as `/health` does. It reads the standard
  * `OTEL_TRACES_SAMPLER` (`parentbased_always_on`, the default, `parentbased_traceidratio`,
  * `parentbased_always_off`) and `OTEL_TRACES_SAMPLER_ARG`; for any other sampler it returns undefined and the SDK
  * decides per span, as without it.

@@ -5,18 +5,25 @@ import {
   ProxyTracerProvider,
   ROOT_CONTEXT,
   type Span,
+  SpanKind,
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
-import { FastifyOtelInstrumentation } from '@fastify/otel';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { core, NodeSDK } from '@opentelemetry/sdk-node';
-import { headSampling } from './head-sampling.js';
+import { type HeadSampling, headSampling } from './head-sampling.js';
 import { redactedUrlAttributes } from './redacted-url.js';
 import { RequestStoreContextManager } from './request-store-context-manager.js';
-import { installTracer, type SpanAttributes, spanText, type Tracer } from './tracing.js';
+import { serverSpanAttributes, serverSpanName } from './server-span.js';
+import {
+  type IncomingRequest,
+  installTracer,
+  type ServedRequest,
+  type SpanAttributes,
+  spanText,
+  type Tracer,
+} from './tracing.js';
 
 /** Probes and scrapes answer every few seconds; a trace each would bury the requests worth reading. */
 const UNTRACED_PATHS = /^\/(health|metrics)(\/|\?|$)/;
@@ -24,11 +31,12 @@ const UNTRACED_PATHS = /^\/(health|metrics)(\/|\?|$)/;
 const TRACER_NAME = 'ferry';
 
 /**
- * Starts OpenTelemetry's Node SDK: spans of the HTTP server (node:http), of Fastify's routes, of PostgreSQL queries
- * (pg), of `fetch` calls (undici: viem's JSON-RPC calls to chains), and Ferry's own (`command`, `append`,
- * `project`), exported over OTLP to `OTEL_EXPORTER_OTLP_ENDPOINT`. The standard `OTEL_*` variables apply (service
- * name, sampler, protocol, batch delay). Traces only: Ferry's metrics are Prometheus's (`GET /metrics`), so
- * OpenTelemetry's metrics and logs exporters default to none.
+ * Starts OpenTelemetry's Node SDK: Ferry's own server span for each HTTP request (`serve`, from the request's first
+ * hook), spans of PostgreSQL queries (pg) and of `fetch` calls (undici: viem's JSON-RPC calls to chains) made inside
+ * a trace, and Ferry's own (`command`, `append`, `project`), exported over OTLP to `OTEL_EXPORTER_OTLP_ENDPOINT`. The
+ * standard `OTEL_*` variables apply (service name, sampler, protocol, batch delay). Traces only: Ferry's metrics are
+ * Prometheus's (`GET /metrics`), so OpenTelemetry's metrics and logs exporters default to none. Why the server span
+ * is Ferry's and not the http and Fastify instrumentations': docs/decisions/0029-server-spans-from-ferrys-own-hook.md.
  */
 export function startOpenTelemetry(env: NodeJS.ProcessEnv = process.env): NodeSDK {
   env.OTEL_SERVICE_NAME ??= 'ferry';
@@ -40,23 +48,6 @@ export function startOpenTelemetry(env: NodeJS.ProcessEnv = process.env): NodeSD
     contextManager: new RequestStoreContextManager(),
     ...(sampling ? { sampler: sampling.sampler } : {}),
     instrumentations: [
-      new HttpInstrumentation({
-        // A request not sampled is ignored from the start, as probes are: nothing but a suppressed context is made.
-        ignoreIncomingRequestHook: (request) =>
-          UNTRACED_PATHS.test(request.url ?? '') ||
-          (sampling !== undefined && !sampling.admits(request.headers.traceparent)),
-        // Background loops (watchers, webhooks, the solver) start no trace of their own for each call they make.
-        requireParentforOutgoingSpans: true,
-      }),
-      new FastifyOtelInstrumentation({
-        // Fastify announces each instance on a diagnostics channel; the plugin registers itself there.
-        registerOnInitialization: true,
-        // The request and its handler; a span per hook (seven per request, CORS and middie's) tells no more.
-        instrumentHooks: false,
-        // Requests the HTTP instrumentation ignored (their context suppresses tracing): no request or handler span.
-        ignorePaths: () => core.isTracingSuppressed(context.active()),
-        requestHook: (span, request) => span.setAttribute('ferry.x_request_id', request.id),
-      }),
       // Polling loops query all the time: a query is recorded only inside a trace (a request, a projected event).
       new PgInstrumentation({ requireParentSpan: true }),
       // viem's JSON-RPC calls go through the global fetch. The chain watcher and the solver call all the time: a call
@@ -69,13 +60,15 @@ export function startOpenTelemetry(env: NodeJS.ProcessEnv = process.env): NodeSD
     ],
   });
   sdk.start();
-  installTracer(openTelemetryTracer());
+  installTracer(openTelemetryTracer(sampling));
   return sdk;
 }
 
 /** Ferry's tracer over the global OpenTelemetry API (exported for its unit test). */
-export function openTelemetryTracer(): Tracer {
+export function openTelemetryTracer(sampling?: HeadSampling): Tracer {
   const tracer = trace.getTracer(TRACER_NAME);
+  // The context of a request that is not traced: the queries and calls it makes start no trace of their own.
+  const untraced: ServedRequest = { context: core.suppressTracing(ROOT_CONTEXT) };
   const end = (span: Span, error?: unknown) => {
     if (error !== undefined) {
       // Masked as log lines are: a failed RPC call's message repeats its URL, and a provider's key with it.
@@ -100,6 +93,32 @@ export function openTelemetryTracer(): Tracer {
     }
   };
   return {
+    serve(request: IncomingRequest): ServedRequest {
+      const traceparent = request.headers.traceparent;
+      if (UNTRACED_PATHS.test(request.url) || (sampling !== undefined && !sampling.admits(traceparent))) {
+        return untraced;
+      }
+      const parent =
+        traceparent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, request.headers);
+      const span = tracer.startSpan(
+        serverSpanName(request),
+        { kind: SpanKind.SERVER, attributes: serverSpanAttributes(request, spanText) },
+        parent,
+      );
+      const served = trace.setSpan(parent, span);
+      if (!span.isRecording()) return { context: served };
+      return {
+        context: served,
+        end(statusCode) {
+          span.setAttribute('http.response.status_code', statusCode);
+          if (statusCode >= 500) {
+            span.setAttribute('error.type', String(statusCode));
+            span.setStatus({ code: SpanStatusCode.ERROR });
+          }
+          span.end();
+        },
+      };
+    },
     inSpan(name, attributes, fn) {
       const span = tracer.startSpan(name, { attributes });
       return run([span], trace.setSpan(context.active(), span), fn);

@@ -21,7 +21,35 @@ export interface RemoteChildSpan {
   readonly traceparent: string;
 }
 
+/** An incoming HTTP request as the server span records it (OpenTelemetry's stable HTTP attributes). */
+export interface IncomingRequest {
+  readonly method: string;
+  /** The path and query, as received. */
+  readonly url: string;
+  /** The route's template (`/requests/v3`), undefined when none matched (404). */
+  readonly route: string | undefined;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** `request.id`: the `x-request-id` the answer and the log lines carry. */
+  readonly requestId: string;
+  readonly clientAddress: string | undefined;
+  readonly httpVersion: string;
+  readonly scheme: string;
+}
+
+/** A request's tracing: the context its work runs in, and, when it is traced, the end of its server span. */
+export interface ServedRequest {
+  /** OpenTelemetry's context (opaque here): the server span's, or one that suppresses tracing. */
+  readonly context: unknown;
+  /** Ends the server span with the answer's status; undefined when the request is not traced. */
+  readonly end?: (statusCode: number) => void;
+}
+
 export interface Tracer {
+  /**
+   * The server span of an incoming request, a child of its caller's `traceparent` when it has one. A request that is
+   * not sampled, or that is a probe or a scrape, gets a context that suppresses tracing and no span at all.
+   */
+  serve(request: IncomingRequest): ServedRequest;
   /** Runs `fn` in a span named `name`, a child of the active span (a new trace when none). */
   inSpan<T>(name: string, attributes: SpanAttributes, fn: () => Promise<T>): Promise<T>;
   /**
@@ -60,6 +88,11 @@ export function installTracer(installed: Tracer): void {
 
 export function tracingEnabled(): boolean {
   return tracer !== null;
+}
+
+/** The request's tracing, or undefined when tracing is off (installed by `request-context.ts`'s hook). */
+export function serveTraced(request: IncomingRequest): ServedRequest | undefined {
+  return tracer?.serve(request);
 }
 
 export function inSpan<T>(name: string, attributes: SpanAttributes, fn: () => Promise<T>): Promise<T> {

@@ -8,7 +8,8 @@ import { RpcProxy } from '../support/rpc-proxy.js';
 const MAIN = 'dist/src/main.js';
 const REGISTER = ['--import', './dist/src/telemetry/register.js'];
 const USDC_A = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
-const HTTP_SCOPE = '@opentelemetry/instrumentation-http';
+/** Ferry's own tracer: its server spans (decision 0029), commands, appends and projections. */
+const FERRY_SCOPE = 'ferry';
 const UNDICI_SCOPE = '@opentelemetry/instrumentation-undici';
 
 interface Api {
@@ -119,20 +120,26 @@ describe('tracing (node --import ./dist/src/telemetry/register.js dist/src/main.
       expect(status).toBe(200);
 
       const server = await receiver.waitFor(
-        (span) => span.name === 'POST /quote/v2' && span.scope === HTTP_SCOPE,
+        (span) => span.name === 'POST /quote/v2' && span.scope === FERRY_SCOPE,
       );
       expect(server).toMatchObject({ kind: 2 });
+      expect(server.parentSpanId ?? '').toBe('');
+      expect(server.attributes).toMatchObject({
+        'http.request.method': 'POST',
+        'http.route': '/quote/v2',
+        'url.path': '/quote/v2',
+        'http.response.status_code': 200,
+        'ferry.x_request_id': requestId,
+      });
       const projected = await receiver.waitFor(
         (span) => span.name === 'project requests-v3 RequestQuoted' && span.traceId === server.traceId,
       );
       const trace = receiver.spans.filter((span) => span.traceId === server.traceId);
       const named = (name: string) => trace.find((span) => span.name === name);
 
-      expect(named('request')).toMatchObject({ scope: '@fastify/otel', parentSpanId: server.spanId });
-      expect(named('request')!.attributes['ferry.x_request_id']).toBe(requestId);
       const command = named('command RecordQuote');
       const append = named('append request');
-      expect(command).toBeDefined();
+      expect(command).toMatchObject({ parentSpanId: server.spanId });
       expect(append).toMatchObject({ parentSpanId: command!.spanId });
       expect(append!.attributes['ferry.stream_id']).toMatch(/^request-0x[0-9a-f]{64}$/);
       // The append's own query, and the projection's writes, are PostgreSQL spans of the same trace.
@@ -145,6 +152,25 @@ describe('tracing (node --import ./dist/src/telemetry/register.js dist/src/main.
 
       const logged = logLines(api!.sut).filter((line) => line.trace_id === server.traceId);
       expect(logged).toContainEqual(expect.objectContaining({ reqId: requestId, msg: 'request completed' }));
+    });
+
+    it('names the server span of a request no route matched by its method, and records no header but the user agent', async () => {
+      const response = await fetch(`${api!.url}/no-such-route?limit=3`, {
+        headers: { 'x-api-key': 'ferry-key-that-must-not-travel', 'x-request-id': 'unrouted-1' },
+      });
+      expect(response.status).toBe(404);
+      const server = await receiver.waitFor(
+        (span) => span.kind === 2 && span.attributes['ferry.x_request_id'] === 'unrouted-1',
+      );
+      expect(server).toMatchObject({ name: 'GET', scope: FERRY_SCOPE });
+      expect(server.attributes).toMatchObject({
+        'http.request.method': 'GET',
+        'url.path': '/no-such-route',
+        'url.query': 'limit=3',
+        'http.response.status_code': 404,
+      });
+      expect(server.attributes).not.toHaveProperty('http.route');
+      expect(JSON.stringify(receiver.spans)).not.toContain('ferry-key-that-must-not-travel');
     });
 
     it('starts no trace for probes and scrapes, nor for the queries of background loops', async () => {
@@ -188,10 +214,9 @@ describe('tracing (node --import ./dist/src/telemetry/register.js dist/src/main.
     const quoteTrace = async (): Promise<ReceivedSpan[]> => {
       const { status, requestId } = await quote(api!.url, a!.accounts.user.address);
       expect(status).toBe(200);
-      const request = await receiver.waitFor(
-        (span) => span.name === 'request' && span.attributes['ferry.x_request_id'] === requestId,
+      const server = await receiver.waitFor(
+        (span) => span.kind === 2 && span.attributes['ferry.x_request_id'] === requestId,
       );
-      const server = await receiver.waitFor((span) => span.spanId === request.parentSpanId);
       // The RPC calls ended before the response; a moment for their batch to arrive.
       await new Promise((resolve) => setTimeout(resolve, 500));
       return receiver.spans.filter((span) => span.traceId === server.traceId);
@@ -254,7 +279,7 @@ describe('tracing (node --import ./dist/src/telemetry/register.js dist/src/main.
       expect((await calls()) - before).toBeGreaterThanOrEqual(5);
       const requests = new Set(
         receiver.spans
-          .filter((span) => span.scope === HTTP_SCOPE && span.kind === 2)
+          .filter((span) => span.scope === FERRY_SCOPE && span.kind === 2)
           .map((span) => span.traceId),
       );
       expect(rpcSpans(receiver.spans).filter((span) => !requests.has(span.traceId))).toEqual([]);

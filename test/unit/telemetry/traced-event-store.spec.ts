@@ -74,6 +74,7 @@ describe(projectionSpans.name, () => {
 describe(TracedEventStore.name, () => {
   const opened: string[] = [];
   const tracer: Tracer = {
+    serve: () => ({ context: undefined }),
     inSpan: (name, _attributes, fn) => {
       opened.push(name);
       return fn();
