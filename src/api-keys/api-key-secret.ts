@@ -6,6 +6,8 @@ import type { Env } from '../config/resolve-placeholders.js';
 import { parseSecret, SECRET_BYTES } from './api-key-crypto.js';
 
 export const API_KEY_SECRET_VARIABLE = 'API_KEY_ENCRYPTION_KEY';
+/** The secret being rotated away from: read, never written (docs/operations.md, "Key rotation"). */
+export const PREVIOUS_API_KEY_SECRET_VARIABLE = 'API_KEY_ENCRYPTION_KEY_PREVIOUS';
 /** Where a development secret is kept when the variable is unset: `<DATA_DIR>/api-key-encryption.key`. */
 export const API_KEY_SECRET_FILE = 'api-key-encryption.key';
 
@@ -35,6 +37,24 @@ export function apiKeySecret(env: Env, environment: string): Buffer {
   const dataDir = env.DATA_DIR || 'data';
   if (dataDir.startsWith('memory://')) return (inMemorySecret ??= randomBytes(SECRET_BYTES));
   return loadOrCreateSecretFile(resolve(dataDir));
+}
+
+/**
+ * The previous secret while `API_KEY_ENCRYPTION_KEY` is rotated, or null when unset. Malformed, or the same as the
+ * current secret (a rotation that rotates nothing, most likely the two values swapped or copied): ConfigError.
+ */
+export function previousApiKeySecret(env: Env, current: Buffer): Buffer | null {
+  const configured = env[PREVIOUS_API_KEY_SECRET_VARIABLE];
+  if (configured === undefined || configured === '') return null;
+  const secret = parseSecret(configured);
+  if (!secret) throw new ConfigError(PREVIOUS_API_KEY_SECRET_VARIABLE, `must be ${FORMAT}`);
+  if (secret.equals(current)) {
+    throw new ConfigError(
+      PREVIOUS_API_KEY_SECRET_VARIABLE,
+      `is the same secret as ${API_KEY_SECRET_VARIABLE}: set ${API_KEY_SECRET_VARIABLE} to the new secret and this one to the old`,
+    );
+  }
+  return secret;
 }
 
 /**

@@ -4,20 +4,9 @@ import { ApiError } from '../common/http/api-error.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { DATABASE, type Database } from '../database/database.js';
-import {
-  type ApiKeySecrets,
-  decryptApiKey,
-  decryptWebhookHeaderValue,
-  deriveSecrets,
-  encryptApiKey,
-  encryptWebhookHeaderValue,
-  generateApiKey,
-  hashApiKey,
-  hashesEqual,
-  KEY_PREFIX_LENGTH,
-  keyPrefixOf,
-  looksLikeApiKey,
-} from './api-key-crypto.js';
+import { generateApiKey, KEY_PREFIX_LENGTH, keyPrefixOf, looksLikeApiKey } from './api-key-crypto.js';
+import { type ReencryptionResult, reencryptApiKeys } from './api-key-reencryption.js';
+import { ApiKeyRing } from './api-key-ring.js';
 import { type CreateApiKeyInput, validateApiKeyInput, validateRevenueShare } from './api-key-input.js';
 
 /** What the guard attaches to a request: everything a route needs to know about the caller's key. */
@@ -108,7 +97,7 @@ const AUTHENTICATED_COLUMNS = `id, label, key_prefix, rate_limit_per_minute, fee
  * string is a value stored in clear before header values were encrypted: still read, encrypted at start-up
  * (`encryptClearWebhookHeaders`) and never written again.
  */
-type StoredHeaders = Record<string, string | { readonly sealed: string }>;
+export type StoredHeaders = Record<string, string | { readonly sealed: string }>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -120,13 +109,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 @Injectable()
 export class ApiKeysService implements OnApplicationBootstrap {
-  private readonly secrets: ApiKeySecrets;
+  private readonly ring: ApiKeyRing;
 
   constructor(
     @Inject(DATABASE) private readonly db: Database,
     @Inject(APP_CONFIG) config: Pick<AppConfig, 'apiKeys'>,
   ) {
-    this.secrets = deriveSecrets(config.apiKeys.encryptionKey);
+    this.ring = new ApiKeyRing(config.apiKeys.encryptionKey, config.apiKeys.previousEncryptionKey);
   }
 
   /** The server encrypts header values a release before this one stored in clear, before it serves anything. */
@@ -148,8 +137,8 @@ export class ApiKeysService implements OnApplicationBootstrap {
         id,
         valid.label,
         keyPrefixOf(key),
-        hashApiKey(this.secrets.hashKey, key),
-        encryptApiKey(this.secrets.encryptionKey, key, id),
+        this.ring.hash(key),
+        this.ring.sealKey(key, id),
         valid.rateLimitPerMinute,
         valid.feeSponsorshipEnabled,
         valid.webhookUrl,
@@ -209,8 +198,9 @@ export class ApiKeysService implements OnApplicationBootstrap {
   async authenticate(presentedKey: string): Promise<AuthenticatedApiKey | null> {
     if (!looksLikeApiKey(presentedKey)) return null;
     const { rows } = await this.db.query<AuthenticatedRow>(
-      `SELECT ${AUTHENTICATED_COLUMNS} FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL`,
-      [hashApiKey(this.secrets.hashKey, presentedKey)],
+      // Under the current secret, or the previous one while it is rotated (the same hash twice otherwise).
+      `SELECT ${AUTHENTICATED_COLUMNS} FROM api_keys WHERE key_hash IN ($1, $2) AND revoked_at IS NULL`,
+      [...this.ring.lookupHashes(presentedKey)],
       // Every keyed request runs it: prepared once per connection, only the columns a request needs.
       { name: 'ferry_authenticate_api_key' },
     );
@@ -234,7 +224,7 @@ export class ApiKeysService implements OnApplicationBootstrap {
   /**
    * The plaintext key of `id`, for signing its webhooks. Decrypts, then checks the result against the lookup hash
    * (constant time). Throws ApiError NOT_FOUND for an unknown id, and an Error when the row does not decrypt under
-   * the configured secret (a changed API_KEY_ENCRYPTION_KEY, or tampering).
+   * the configured secrets (a changed API_KEY_ENCRYPTION_KEY without its previous value, or tampering).
    */
   async reveal(id: string): Promise<string> {
     const { rows } = UUID.test(id)
@@ -244,11 +234,15 @@ export class ApiKeysService implements OnApplicationBootstrap {
         )
       : { rows: [] };
     if (!rows[0]) throw new ApiError('NOT_FOUND', `No API key ${id}`);
-    const key = decryptApiKey(this.secrets.encryptionKey, rows[0].key_ciphertext, id);
-    if (!hashesEqual(hashApiKey(this.secrets.hashKey, key), rows[0].key_hash)) {
-      throw new Error(`API key ${id} does not match its lookup hash under the configured secret`);
-    }
-    return key;
+    return this.ring.openKey({ id, keyHash: rows[0].key_hash, keyCiphertext: rows[0].key_ciphertext }).key;
+  }
+
+  /**
+   * Rewrites every key and webhook header value still under `API_KEY_ENCRYPTION_KEY_PREVIOUS` under
+   * `API_KEY_ENCRYPTION_KEY` (`npm run cli -- api-keys:reencrypt`; docs/operations.md, "Key rotation").
+   */
+  reencrypt(): Promise<ReencryptionResult> {
+    return reencryptApiKeys(this.db, this.ring);
   }
 
   /**
@@ -320,9 +314,7 @@ export class ApiKeysService implements OnApplicationBootstrap {
     return Object.fromEntries(
       Object.entries(headers).map(([name, value]) => [
         name,
-        typeof value === 'string'
-          ? { sealed: encryptWebhookHeaderValue(this.secrets.encryptionKey, value, apiKeyId, name) }
-          : value,
+        typeof value === 'string' ? { sealed: this.ring.sealHeader(value, apiKeyId, name) } : value,
       ]),
     );
   }
@@ -331,9 +323,7 @@ export class ApiKeysService implements OnApplicationBootstrap {
     return Object.fromEntries(
       Object.entries(stored ?? {}).map(([name, value]) => [
         name,
-        typeof value === 'string'
-          ? value
-          : decryptWebhookHeaderValue(this.secrets.encryptionKey, value.sealed, apiKeyId, name),
+        typeof value === 'string' ? value : this.ring.openHeader(value.sealed, apiKeyId, name).value,
       ]),
     );
   }
@@ -345,9 +335,10 @@ export class ApiKeysService implements OnApplicationBootstrap {
         .rows;
     } else if (looksLikeApiKey(idOrPrefix)) {
       rows = (
-        await this.db.query<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE key_hash = $1`, [
-          hashApiKey(this.secrets.hashKey, idOrPrefix),
-        ])
+        await this.db.query<ApiKeyRow>(
+          `SELECT ${COLUMNS} FROM api_keys WHERE key_hash IN ($1, $2)`,
+          this.ring.lookupHashes(idOrPrefix),
+        )
       ).rows;
     } else if (idOrPrefix.length === KEY_PREFIX_LENGTH) {
       rows = (

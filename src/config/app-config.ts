@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { apiKeySecret } from '../api-keys/api-key-secret.js';
+import { apiKeySecret, previousApiKeySecret } from '../api-keys/api-key-secret.js';
 import type { AppFeesConfig } from '../app-fees/app-fees.config.js';
 import { type ChainRegistry, loadChainRegistry } from '../chains/chain-registry.js';
 import { ConfigError } from './config.error.js';
@@ -61,6 +61,8 @@ export interface AppConfig {
   /** `encryptionKey`: the 32-byte secret API keys are hashed and encrypted under (see docs/api-keys.md). */
   readonly apiKeys: {
     readonly encryptionKey: Buffer;
+    /** `API_KEY_ENCRYPTION_KEY_PREVIOUS`: the secret being rotated away from, still read; null when none. */
+    readonly previousEncryptionKey?: Buffer | null;
     readonly defaultRateLimitPerMinute: number;
     /** Per client address, for keyless callers of `@AnonymousRateLimit()` routes (`POST /quote/v2`); 0: none. */
     readonly anonymousRateLimitPerMinute: number;
@@ -278,8 +280,10 @@ function adminApiToken(env: Env): string | null {
 function apiKeysConfig(env: Env, environment: string, read: ConfigReader): AppConfig['apiKeys'] {
   const defaultRateLimitPerMinute = read.integer('apiKeys.defaultRateLimitPerMinute', 1, 1_000_000);
   const anonymousRateLimitPerMinute = read.integer('apiKeys.anonymousRateLimitPerMinute', 0, 1_000_000);
+  const encryptionKey = apiKeySecret(env, environment);
   return {
-    encryptionKey: apiKeySecret(env, environment),
+    encryptionKey,
+    previousEncryptionKey: previousApiKeySecret(env, encryptionKey),
     defaultRateLimitPerMinute,
     anonymousRateLimitPerMinute,
   };

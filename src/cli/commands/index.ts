@@ -35,6 +35,7 @@ import {
 } from './api-keys-revenue-share.command.js';
 import { revenueShareViews } from '../../revenue-share/revenue-share-view.js';
 import { revokeApiKeyCommand } from './api-keys-revoke.command.js';
+import { REENCRYPT_INCOMPLETE, reencryptApiKeysCommand } from './api-keys-reencrypt.command.js';
 import { auditProjectionCommand } from './audit-projection.command.js';
 import { projectionStatusCommand } from './projection-status.command.js';
 import { rebuildProjectionCommand } from './rebuild-projection.command.js';
@@ -287,6 +288,24 @@ export const commands: readonly CliCommand[] = [
     database: 'write',
     run: ({ config, db, output }, { positionals: [idOrPrefix] }) =>
       revokeApiKeyCommand({ apiKeys: new ApiKeysService(db, config) }, idOrPrefix, output),
+  },
+  {
+    name: 'api-keys:reencrypt',
+    usage: 'api-keys:reencrypt',
+    description:
+      'rewrite every API key and webhook header value under API_KEY_ENCRYPTION_KEY, reading them under API_KEY_ENCRYPTION_KEY_PREVIOUS (key rotation)',
+    database: 'write',
+    exitCodes: {
+      [REENCRYPT_INCOMPLETE]: 'some keys were left as they were (named on stderr): keep the previous secret',
+    },
+    run: ({ config, db, output }) =>
+      reencryptApiKeysCommand(
+        {
+          apiKeys: new ApiKeysService(db, config),
+          rotating: (config.apiKeys.previousEncryptionKey ?? null) !== null,
+        },
+        output,
+      ),
   },
   {
     name: 'webhooks:set',

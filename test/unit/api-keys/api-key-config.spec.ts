@@ -21,6 +21,23 @@ function configError(env: Record<string, string>): ConfigError {
 }
 
 describe('the apiKeys configuration', () => {
+  it('reads API_KEY_ENCRYPTION_KEY_PREVIOUS while rotating, and refuses it malformed or equal to the current one', () => {
+    const current = randomBytes(32);
+    const previous = randomBytes(32);
+    const env = { API_KEY_ENCRYPTION_KEY: current.toString('hex'), DATA_DIR: tempDir() };
+    expect(loadAppConfig(env, configs).apiKeys.previousEncryptionKey).toBeNull();
+    const rotating = loadAppConfig(
+      { ...env, API_KEY_ENCRYPTION_KEY_PREVIOUS: previous.toString('base64') },
+      configs,
+    );
+    expect(rotating.apiKeys.previousEncryptionKey!.equals(previous)).toBe(true);
+    const malformed = configError({ ...env, API_KEY_ENCRYPTION_KEY_PREVIOUS: 'not-a-secret' });
+    expect(malformed.message).toContain('API_KEY_ENCRYPTION_KEY_PREVIOUS must be 32 bytes');
+    expect(malformed.message).not.toContain('not-a-secret');
+    const same = configError({ ...env, API_KEY_ENCRYPTION_KEY_PREVIOUS: current.toString('base64') });
+    expect(same.message).toContain('is the same secret as API_KEY_ENCRYPTION_KEY');
+  });
+
   it('reads API_KEY_ENCRYPTION_KEY as hex or base64, and the default rate limit (600, or its variable)', () => {
     const secret = randomBytes(32);
     const dataDir = tempDir();
