@@ -1,0 +1,189 @@
+import { type Address, encodeFunctionData, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { ApiKeysService } from '../../../src/api-keys/api-keys.service.js';
+import type { AppFeeSponsorshipPaidData } from '../../../src/app-fees/domain/app-fee-account-events.js';
+import { erc20Abi } from '../../../src/chains/abi/erc20.js';
+import { DATABASE, type Database } from '../../../src/database/database.js';
+import { EVENT_STORE, type EventStore } from '../../../src/event-store/event-store.js';
+import { startTestApp, type TestApp, waitForProjections } from '../../support/app.js';
+import {
+  ChainClients,
+  postJson,
+  requestStatus,
+  settlementEnv,
+  waitFor,
+} from '../../support/chain-clients.js';
+import { type Devnet, startDevnets } from '../../support/devnet.js';
+import {
+  deposit,
+  eventTypesOf,
+  freshRecipient,
+  journalOf,
+  type Quote,
+} from '../settlement/settlement-support.js';
+
+const SPONSOR = freshRecipient(0x91).toLowerCase();
+/** The sponsor's balance: 1 bps of a 100 USDC bridge, less than one quote's fees. */
+const B = 10_000n;
+
+interface PermitItem {
+  readonly sign: {
+    domain: Record<string, unknown>;
+    types: Record<string, { name: string; type: string }[]>;
+    primaryType: string;
+    value: Record<string, unknown>;
+  };
+  readonly post: { body: { kind: string; requestId: Hex } };
+}
+
+/**
+ * Attack: make Ferry's relayer and solver pay gas for sponsored requests that can never be filled. An API key whose
+ * fee sponsorship is paid from a small app-fee balance B hands out k gasless (`usePermit`) quotes, each sponsored with
+ * all of B (every quote sees the whole balance), and their k users post their permits at once. Without a hold at
+ * permit time, the relayer pays the gas of k permit deposits, then k − 1 fills find B taken, fail
+ * (`SPONSORSHIP_NOT_COVERED`) and the solver pays the gas of k − 1 refunds: Ferry's gas, for nothing. The sponsorship
+ * must be held before the relayer spends anything, and a permit the sponsor no longer covers refused (409
+ * `SPONSORSHIP_NOT_COVERED`), nothing journaled and no event appended. Real devnets, relayer, solver and treasury.
+ */
+describe('sponsored gasless permits the sponsor cannot cover (attack)', () => {
+  let a: Devnet;
+  let b: Devnet;
+  let clients: ChainClients;
+  let app: TestApp;
+  let db: Database;
+  let store: EventStore;
+  let seed = 0x92;
+
+  const usdcBridge = (user: Address, amount: bigint, extra: Record<string, unknown> = {}) => ({
+    user,
+    recipient: freshRecipient(seed++),
+    originChainId: a.chainId,
+    destinationChainId: b.chainId,
+    originCurrency: a.deployment.usdc,
+    destinationCurrency: b.deployment.usdc,
+    amount: amount.toString(),
+    tradeType: 'EXACT_INPUT',
+    ...extra,
+  });
+  const available = async (address: string) => {
+    await waitForProjections(app);
+    const response = await app.http.inject({ method: 'GET', url: `/app-fees/${address}/balances` });
+    return BigInt((response.json() as { balances: { amount: string }[] }).balances[0].amount);
+  };
+  const ended = (id: Hex) =>
+    waitFor(
+      async () => {
+        const { status } = await requestStatus(app, id);
+        return status === 'success' || status === 'refund' ? status : null;
+      },
+      `request ${id} to end`,
+      90_000,
+    );
+  /** A fresh user holding `usdc` of chain a's USDC and no ether: it can only deposit through a permit. */
+  const fundedUser = async (usdc: bigint) => {
+    const user = privateKeyToAccount(`0x${(seed++).toString(16).padStart(2, '0').repeat(32)}` as Hex);
+    await clients.send(
+      a.chainId,
+      a.accounts.user.privateKey,
+      a.deployment.usdc,
+      encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [user.address, usdc] }),
+    );
+    return user;
+  };
+  /** A sponsored `usePermit` quote of `key` for a fresh user holding its amount, signed: the permit ready to post. */
+  const sponsoredPermit = async (key: string, amount: bigint) => {
+    const user = await fundedUser(amount);
+    const response = await app.http.inject({
+      method: 'POST',
+      url: '/quote/v2',
+      headers: { 'x-api-key': key },
+      payload: usdcBridge(user.address, amount, { usePermit: true, subsidizeFees: true }),
+    });
+    expect(response.statusCode).toBe(200);
+    const quote = response.json() as {
+      steps: { items: { data: PermitItem }[] }[];
+      feeSponsorship: { quoted: { capHit: boolean; sponsoredTotal: { amount: string } } };
+    };
+    // Every quote sees the whole balance: each is sponsored with all of B.
+    expect(BigInt(quote.feeSponsorship.quoted.sponsoredTotal.amount)).toBe(B);
+    const item = quote.steps[0].items[0].data;
+    const signature = await user.signTypedData({
+      domain: item.sign.domain,
+      types: item.sign.types,
+      primaryType: item.sign.primaryType,
+      message: item.sign.value,
+    });
+    return {
+      id: item.post.body.requestId,
+      execute: () => postJson(app, `/execute/permits?signature=${signature}`, item.post.body),
+    };
+  };
+  const sponsorPayments = async () =>
+    (await store.readStream(`app-fee-account-${SPONSOR}`))
+      .filter((event) => event.type === 'AppFeeSponsorshipPaid')
+      .map((event) => event.data as AppFeeSponsorshipPaidData);
+  const relayerNonce = () =>
+    clients.reader(a.chainId).getTransactionCount({ address: a.accounts.relayer.address });
+
+  beforeAll(async () => {
+    [a, b] = await startDevnets();
+    clients = new ChainClients([a, b]);
+    app = await startTestApp(settlementEnv(a, b, { RELAYER_PRIVATE_KEY: a.accounts.relayer.privateKey }));
+    db = app.app.get(DATABASE);
+    store = app.app.get(EVENT_STORE);
+    // The sponsor earns B = 0.01 USDC of app fees (1 bps of 100 USDC).
+    const { body } = await postJson(
+      app,
+      '/quote/v2',
+      usdcBridge(a.accounts.user.address, 100_000_000n, { appFees: [{ recipient: SPONSOR, fee: '1' }] }),
+    );
+    await deposit(clients, a, body as Quote);
+    await ended((body as Quote).protocol.v2.orderId);
+    await waitFor(async () => (await available(SPONSOR)) === B, 'the sponsor balance', 30_000);
+  }, 180_000);
+  afterAll(async () => {
+    await app?.close();
+    await Promise.all([a?.stop(), b?.stop()]);
+  });
+
+  it('k permits posted at once, each sponsored with all of B: one is relayed, the others refused before the relayer pays gas', async () => {
+    const k = 3;
+    const { key } = await app.app.get(ApiKeysService).create({
+      label: 'over-committing gasless sponsor',
+      feeSponsorshipEnabled: true,
+      sponsorAddress: SPONSOR,
+    });
+    const permits = [];
+    for (let i = 0; i < k; i += 1) permits.push(await sponsoredPermit(key, 10_000_000n));
+    const nonceBefore = await relayerNonce();
+
+    const answers = await Promise.all(permits.map((permit) => permit.execute()));
+
+    // The balance covers one: that permit is relayed, the others are refused with the reason, and cost nothing.
+    const accepted = answers.filter((answer) => answer.code === 200);
+    expect(accepted).toHaveLength(1);
+    const refused = answers.filter((answer) => answer.code !== 200);
+    expect(refused).toHaveLength(k - 1);
+    for (const answer of refused) {
+      expect(answer).toMatchObject({ code: 409, body: { errorCode: 'SPONSORSHIP_NOT_COVERED' } });
+    }
+    const relayed = permits[answers.findIndex((answer) => answer.code === 200)];
+    for (const permit of permits.filter((permit) => permit !== relayed)) {
+      expect(await journalOf(db, permit.id)).toEqual([]);
+      expect(await eventTypesOf(db, permit.id)).toEqual(['RequestQuoted']);
+    }
+    // On chain: the relayer sent one transaction, the accepted permit's deposit (no filler, no reverted deposit).
+    expect((await relayerNonce()) - nonceBefore).toBe(1);
+
+    // The relayed request is filled on sponsored terms, paid from its hold in full; nothing is refunded.
+    expect(await ended(relayed.id)).toBe('success');
+    await waitFor(async () => (await sponsorPayments()).length === 1, 'the sponsor debit', 30_000);
+    expect(await sponsorPayments()).toEqual([
+      expect.objectContaining({ sponsoredRequestId: relayed.id, amount: B.toString(), shortfall: '0' }),
+    ]);
+    expect(await available(SPONSOR)).toBe(0n);
+    for (const permit of permits) {
+      expect(await eventTypesOf(db, permit.id)).not.toContain('RefundSubmitted');
+    }
+  });
+});
