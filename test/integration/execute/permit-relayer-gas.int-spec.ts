@@ -172,9 +172,11 @@ describe('permits the relayer would pay to revert (attack)', () => {
     expect(await eventTypesOf(db, permit.id)).not.toContain('DepositSubmitted');
   });
 
-  it('refuses a permit whose user deposits directly while the relayer prepares it (seen, not final): the permit never leaves', async () => {
+  it('refuses a permit whose user deposits directly while the relayer prepares it (seen, not final): no nonce taken, no filler paid', async () => {
     // The relayer's gas estimate is held until the direct deposit is seen: the request had nothing after its quote
-    // when the permit was posted, and has a deposit when the relayer records its own.
+    // when the permit was posted, and has a deposit once the relayer has estimated its own. A permit refused after
+    // the relayer took a nonce costs Ferry a filler transaction (21k gas) for that nonce: the request is read again
+    // before the nonce is taken, so this one costs nothing.
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let estimating!: () => void;
@@ -192,6 +194,9 @@ describe('permits the relayer would pay to revert (attack)', () => {
     const user = privateKeyToAccount(a.accounts.user.privateKey);
     const permit = await signedPermit(app, user, 2_000_000n);
     const before = await clients.balanceOf(a.chainId, a.deployment.usdc, user.address);
+    const nonceBefore = await clients
+      .reader(a.chainId)
+      .getTransactionCount({ address: a.accounts.relayer.address });
 
     const answer = permit.execute();
     await estimated;
@@ -204,15 +209,12 @@ describe('permits the relayer would pay to revert (attack)', () => {
 
     expect(await answer).toMatchObject({ code: 409, body: { errorCode: 'CONFLICT' } });
     expect(await eventTypesOf(db, permit.id)).not.toContain('DepositSubmitted');
-    // Journaled, then voided unsent (its nonce filled by a transfer to self): no second deposit, no return.
-    const [journaled] = (await journalOf(db, permit.id)).filter((entry) => entry.purpose === 'permit');
-    expect(journaled.state).toBe('void');
+    // Never journaled: no nonce reserved, so no filler; no second deposit, no return.
+    expect(await journalOf(db, permit.id)).toEqual([]);
     await a.mine(1);
-    const receipt = await clients
-      .reader(a.chainId)
-      .getTransactionReceipt({ hash: journaled.tx_hash as Hex })
-      .catch(() => null);
-    expect(receipt).toBeNull();
+    expect(await clients.reader(a.chainId).getTransactionCount({ address: a.accounts.relayer.address })).toBe(
+      nonceBefore,
+    );
     expect(await clients.balanceOf(a.chainId, a.deployment.usdc, user.address)).toBe(before - 2_000_000n);
   });
 
