@@ -130,6 +130,7 @@ export function decide(state: RequestState, command: RequestCommand): Decided[] 
       // requests may already have seen one.
       const submitted = allow(state, new DepositSubmitted(command.data));
       refuseSecondDeposit(state);
+      refuseAfterQuoteExpiry(state);
       return submitted;
     }
     case 'ConfirmDeposit': {
@@ -346,6 +347,20 @@ function refuseSecondDeposit(state: QuotedState): void {
   throw new RequestDomainError(
     'DEPOSIT_ALREADY_MADE',
     `Request ${state.requestId} already has a deposit (${state.depositsDetected[0]}); another would be returned`,
+  );
+}
+
+/**
+ * Refuses a deposit submitted through the execute path once the quote expired (the sweeper recorded it): the permit
+ * could only revert or arrive late, and the request's sponsorship hold may have been given back on that expiry
+ * (docs/app-fees.md, "Sponsorship money"), so no fill may follow from it. A permit recorded first keeps its request
+ * `depositing`, and that request then times out instead.
+ */
+function refuseAfterQuoteExpiry(state: QuotedState): void {
+  if (!('expired' in state) || !state.expired) return;
+  throw new RequestDomainError(
+    'DEADLINE_PASSED',
+    `Request ${state.requestId}'s quote expired at ${state.quoteExpiresAt}; no deposit may be submitted`,
   );
 }
 

@@ -332,6 +332,10 @@ describe('Request decisions', () => {
       given(quoted, detect).when(ours).thenThrows('DEPOSIT_ALREADY_MADE');
     });
 
+    it('is refused once the quote expired: its sponsorship hold may have gone back, so nothing may be filled after it', () => {
+      given(quoted, expireAt(quote.quoteExpiresAt)).when(ours).thenThrows('DEADLINE_PASSED');
+    });
+
     it('is refused once a deposit is confirmed, or once another transaction was submitted', () => {
       given(quoted, detect, confirm).when(ours).thenThrows('ILLEGAL_TRANSITION');
       given(quoted, ours).when(another).thenThrows('ILLEGAL_TRANSITION');
