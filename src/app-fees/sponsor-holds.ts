@@ -15,7 +15,8 @@ const HOLD_ATTEMPTS = 25;
  * whose quote an app-fee balance sponsors, its sponsorship is held on that account (`HoldSponsorship`), so Ferry never
  * fronts a sponsor's money. The account's expected revision serialises the holds of concurrent fills: each decides on
  * the balance the others left. The hold's event id derives from the request, so a fill retried after a crash finds
- * its hold and takes nothing more.
+ * its hold and takes nothing more. A gasless permit's request is held earlier, when the permit is posted, before the
+ * relayer spends gas on it (`ExecuteService`); its fill then finds that hold.
  */
 export class SponsorHolds {
   private readonly accounts: AggregateRepository;
@@ -38,9 +39,9 @@ export class SponsorHolds {
   /**
    * Holds what `quote` sponsors from its sponsor's balance. True when it is held (now, or by an earlier attempt) or
    * the quote sponsors nothing from a balance; false when the balance no longer covers it (the request must not be
-   * filled on sponsored terms).
+   * filled on sponsored terms). `actor`: who asks (the solver's fill, or the execute path's permit).
    */
-  async hold(quote: RequestQuotedData, at: string): Promise<boolean> {
+  async hold(quote: RequestQuotedData, at: string, actor: 'solver' | 'execute' = 'solver'): Promise<boolean> {
     const sponsor = quote.sponsor;
     if (!sponsor || BigInt(sponsor.amount) <= 0n) return true;
     try {
@@ -51,7 +52,7 @@ export class SponsorHolds {
             type: 'HoldSponsorship',
             data: { requestId: quote.requestId, amount: sponsor.amount, at },
           }),
-        { maxAttempts: HOLD_ATTEMPTS, metadata: { command: 'HoldSponsorship', actor: 'solver' } },
+        { maxAttempts: HOLD_ATTEMPTS, metadata: { command: 'HoldSponsorship', actor } },
       );
       return true;
     } catch (error) {

@@ -42,7 +42,8 @@ export class ExecuteController {
   @ApiResponse({
     status: 409,
     description:
-      "CONFLICT (permit past its deposit, or one the relayer would pay to revert: it would revert now, expires within a minute, or the user's permits in flight leave it unfunded), " +
+      "CONFLICT (permit past its deposit or its quote's expiry, or one the relayer would pay to revert: it would revert now, expires within a minute, or the user's permits in flight leave it unfunded), " +
+      'SPONSORSHIP_NOT_COVERED (the app-fee balance sponsoring the quote no longer covers it: nothing sent), ' +
       'CLAIM_EXPIRED, CLAIM_ALREADY_USED, CLAIM_PAYOUT_FAILED',
   })
   @ApiResponse({ status: 401, description: 'UNAUTHORIZED: an x-api-key was sent but is invalid or revoked' })

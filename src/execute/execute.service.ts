@@ -8,8 +8,10 @@ import { ApiError } from '../common/http/api-error.js';
 import { CLOCK, type Clock } from '../common/clock.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
-import type { SqlExecutor } from '../database/database.js';
-import { EVENT_STORE, type EventStore } from '../event-store/event-store.js';
+import { DATABASE, type Database, type SqlExecutor } from '../database/database.js';
+import { AGGREGATE_SNAPSHOTS, type SnapshotStore } from '../event-store/aggregate-snapshots.js';
+import { EVENT_STORE, type EventStore, type RecordedEvent } from '../event-store/event-store.js';
+import { SponsorHolds } from '../app-fees/sponsor-holds.js';
 import { ExecuteRequestCommand } from '../requests/commands/execute-request.command.js';
 import { RequestDomainError } from '../requests/domain/request-decide.js';
 import { erc20Abi } from '../chains/abi/erc20.js';
@@ -33,6 +35,9 @@ export const PERMIT_VALIDITY_MARGIN_SECONDS = 60;
 /** The journal job of a request's permit deposit. */
 const permitJobKey = (requestId: string) => `permit:${requestId.toLowerCase()}`;
 
+/** The request stream of a request id. */
+const requestStream = (requestId: string) => `request-${requestId.toLowerCase()}`;
+
 /** A permit the user's balance does not fund beside the user's permits in flight (smallest units, as strings). */
 interface Unfunded {
   readonly balance: string;
@@ -45,16 +50,28 @@ interface Unfunded {
  * `authorize` step); Ferry checks it against the recorded quote and its relayer submits
  * `depositErc20WithAuthorization` on the origin chain, paying the gas. The request goes `depositing`; the chain
  * watcher confirms the deposit (`pending`) like any other.
+ *
+ * Everything that can refuse a permit is decided before the relayer takes a nonce for it: a permit refused after
+ * that is journaled already, and its nonce costs a filler transaction (`journal.abandon`, 21k gas). That includes
+ * the sponsor's side: a quote an app-fee balance sponsors has its sponsorship held on that account
+ * (`SponsorHolds`, the hold its fill would take) before the relayer spends gas on it, and a permit the balance no
+ * longer covers is refused (`SPONSORSHIP_NOT_COVERED`) rather than deposited, filled never and refunded.
  */
 @Injectable()
 export class ExecuteService {
+  private readonly sponsors: SponsorHolds;
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(DATABASE) private readonly db: Database,
+    @Inject(AGGREGATE_SNAPSHOTS) snapshots: SnapshotStore,
     private readonly commands: CommandBus,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly runtime: ChainRuntime,
-  ) {}
+  ) {
+    this.sponsors = new SponsorHolds(store, { snapshots });
+  }
 
   /** Reads the user's balance before the relayer pays for a permit. */
   private readonly clients = new EvmClients();
@@ -63,7 +80,7 @@ export class ExecuteService {
     requestId: string,
     signature: Hex,
   ): Promise<{ message: string; requestId: string; txHash: string }> {
-    const events = await this.store.readStream(`request-${requestId.toLowerCase()}`);
+    const events = await this.store.readStream(requestStream(requestId));
     const quoted = events[0];
     if (!quoted || quoted.type !== 'RequestQuoted') {
       throw new ApiError('NOT_FOUND', `No quote issued request ${requestId}`);
@@ -93,17 +110,28 @@ export class ExecuteService {
       validBefore: Math.floor(Date.parse(quote.quoteExpiresAt) / 1000),
     };
     await verifyPermitSignature(parameters, signature);
-    if (events.length > 1) {
-      // Anything after the quote is a deposit (ours, submitted: answer with it again) or past one: a permit sent now
-      // would be a second deposit, the relayer's gas and then Ferry's return.
-      const submitted = await this.submitted(journal, quote.requestId);
-      if (submitted) return { message: 'Submitted', requestId: quote.requestId, txHash: submitted.txHash };
-      throw new ApiError('CONFLICT', `Request ${quote.requestId} is past its deposit`);
-    }
+    const submitted = await this.submittedAfterQuote(journal, quote.requestId, events);
+    if (submitted) return { message: 'Submitted', requestId: quote.requestId, txHash: submitted.txHash };
     this.refuseExpiring(parameters);
     const data = permitDepositCalldata(parameters, signature);
-    const entry = await this.journaled(journal, origin, parameters, data);
+    const entry = await this.journaled(journal, origin, quote, parameters, data);
     return { message: 'Submitted', requestId: quote.requestId, txHash: entry.txHash };
+  }
+
+  /**
+   * Null while the request has nothing after its quote. Anything after it is a deposit (ours, submitted: answered
+   * with again), past one, or the quote's expiry: a permit sent now would be a second deposit (the relayer's gas,
+   * then Ferry's return) or a late one, so it is refused (`CONFLICT`).
+   */
+  private async submittedAfterQuote(
+    journal: TransactionJournal,
+    requestId: string,
+    events: readonly RecordedEvent[],
+  ): Promise<JournalEntry | null> {
+    if (events.length <= 1) return null;
+    const submitted = await this.submitted(journal, requestId);
+    if (submitted) return submitted;
+    throw new ApiError('CONFLICT', `Request ${requestId} is past its deposit`);
   }
 
   /** The request's permit transaction already journaled and not dead (signed, broadcast or mined), if any. */
@@ -130,11 +158,13 @@ export class ExecuteService {
    * on the request (`SubmitDeposit`), then broadcast. A second call (a retry, a concurrent duplicate) answers with the
    * transaction already journaled instead of paying gas for another. It is not journaled when the user's balance does
    * not fund it together with the user's other permits in flight (`permitsInFlight`): gas estimation does not see
-   * those, and one of them would revert at the relayer's cost.
+   * those, and one of them would revert at the relayer's cost. Nor when the sponsor's balance does not cover it, or
+   * the request moved on while the relayer estimated it (`refuseBeforeNonce`).
    */
   private async journaled(
     journal: TransactionJournal,
     origin: ChainInfo,
+    quote: RequestQuotedData,
     parameters: PermitParameters,
     data: Hex,
   ): Promise<JournalEntry> {
@@ -149,30 +179,31 @@ export class ExecuteService {
           const prepared = await chainRead(origin, () =>
             journal.prepare(origin, { to: origin.depository as Address, value: 0n, data }),
           );
-          entry = await journal.recordPrepared(
-            origin,
-            prepared,
-            { purpose: 'permit', jobKey: key, requestId },
-            async (tx) => {
-              await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
-              const { rowCount } = await tx.query(
-                `SELECT 1 FROM solver_transactions WHERE job_key = $1 AND state IN ('signed', 'broadcast', 'mined')`,
-                [key],
-              );
-              if (rowCount !== 0) return false;
-              refused.unfunded = (await this.unfunded(tx, origin, parameters, key)) ?? undefined;
-              return refused.unfunded === undefined;
-            },
-          );
+          entry =
+            (await this.refuseBeforeNonce(journal, origin, quote, parameters)) ??
+            (await journal.recordPrepared(
+              origin,
+              prepared,
+              { purpose: 'permit', jobKey: key, requestId },
+              async (tx) => {
+                await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
+                const { rowCount } = await tx.query(
+                  `SELECT 1 FROM solver_transactions WHERE job_key = $1 AND state IN ('signed', 'broadcast', 'mined')`,
+                  [key],
+                );
+                if (rowCount !== 0) return false;
+                await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+                  fundsLockOf(origin, parameters),
+                ]);
+                refused.unfunded = (await this.unfunded(tx, origin, parameters)) ?? undefined;
+                return refused.unfunded === undefined;
+              },
+            ));
         } catch (error) {
+          // Already the answer (a refusal decided before the nonce): not to be read as a revert by its words.
+          if (error instanceof ApiError) throw error;
           const unfunded = refused.unfunded;
-          if (error instanceof LeaseLostError && unfunded) {
-            throw new ApiError(
-              'CONFLICT',
-              `The permit deposit of ${requestId} is not funded: the user's permits in flight take ${unfunded.inFlight} of the balance of ${unfunded.balance}; retry once they have mined`,
-              unfunded,
-            );
-          }
+          if (error instanceof LeaseLostError && unfunded) throw unfundedError(requestId, unfunded);
           if (error instanceof LeaseLostError) entry = await live();
           else if (isRevert(error)) {
             throw new ApiError(
@@ -214,18 +245,44 @@ export class ExecuteService {
   }
 
   /**
-   * Whether the user's balance falls short of this permit plus the user's permits in flight (then what it found), in
-   * the journal's transaction, under a lock on (chain, user, token) so instances sharing the relayer decide in turn.
+   * What is decided after the relayer's gas estimate and before it takes a nonce, so a refusal costs no filler: the
+   * user's permits in flight (checked again under a lock in the journal's transaction, for instances sharing the
+   * relayer), then the sponsor's hold, then the request read again (a deposit made directly, or the quote's expiry,
+   * while the relayer estimated: `CONFLICT`; our own permit journaled meanwhile by another instance: that entry).
+   * A hold taken here stays the request's when the permit is refused after it: a retried permit, or the fill of a
+   * deposit made directly, finds it; the request's end gives it back (docs/app-fees.md, "Sponsorship money").
+   */
+  private async refuseBeforeNonce(
+    journal: TransactionJournal,
+    origin: ChainInfo,
+    quote: RequestQuotedData,
+    parameters: PermitParameters,
+  ): Promise<JournalEntry | null> {
+    const unfunded = await this.unfunded(this.db, origin, parameters);
+    if (unfunded) throw unfundedError(parameters.requestId, unfunded);
+    if (!(await this.sponsors.hold(quote, this.clock.now().toISOString(), 'execute'))) {
+      throw new ApiError(
+        'SPONSORSHIP_NOT_COVERED',
+        `The app-fee balance that sponsors request ${quote.requestId} no longer covers the ${quote.sponsor!.amount} USDC units its quote sponsored; nothing was sent: quote again`,
+        { sponsoredAmount: quote.sponsor!.amount },
+      );
+    }
+    const events = await this.store.readStream(requestStream(quote.requestId));
+    return this.submittedAfterQuote(journal, quote.requestId, events);
+  }
+
+  /**
+   * Whether the user's balance falls short of this permit plus the user's permits in flight (then what it found). The
+   * journal's guard runs it in its transaction under the (chain, user, token) lock (`fundsLockOf`), so instances
+   * sharing the relayer decide in turn.
    */
   private async unfunded(
     tx: SqlExecutor,
     origin: ChainInfo,
     parameters: PermitParameters,
-    key: string,
   ): Promise<Unfunded | null> {
     const { user, token, amount } = parameters;
-    const funds = `permit-funds:${origin.id}:${user.toLowerCase()}:${token.toLowerCase()}`;
-    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [funds]);
+    const key = permitJobKey(parameters.requestId);
     const inFlight = await permitsInFlight(tx, { chainId: origin.id, user, token, exceptJobKey: key });
     if (inFlight === 0n) return null;
     const balance = await chainRead(origin, () =>
@@ -236,6 +293,20 @@ export class ExecuteService {
     if (balance >= inFlight + amount) return null;
     return { balance: balance.toString(), inFlight: inFlight.toString(), amount: amount.toString() };
   }
+}
+
+/** The advisory lock under which the permits of one (chain, user, token) are weighed against its balance. */
+function fundsLockOf(origin: ChainInfo, { user, token }: PermitParameters): string {
+  return `permit-funds:${origin.id}:${user.toLowerCase()}:${token.toLowerCase()}`;
+}
+
+/** `CONFLICT`: the user's permits in flight leave this one unfunded. */
+function unfundedError(requestId: string, unfunded: Unfunded): ApiError {
+  return new ApiError(
+    'CONFLICT',
+    `The permit deposit of ${requestId} is not funded: the user's permits in flight take ${unfunded.inFlight} of the balance of ${unfunded.balance}; retry once they have mined`,
+    unfunded,
+  );
 }
 
 /**

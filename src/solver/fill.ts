@@ -24,8 +24,9 @@ export type FillDeps = SolverJobDeps & {
 /**
  * Fills a confirmed deposit on the destination chain, exactly once.
  *
- * 0. A request an app-fee balance sponsors has its sponsorship held on that account first; when the balance no longer
- *    covers it, the request fails (`SPONSORSHIP_NOT_COVERED`) and is refunded: never filled at Ferry's expense.
+ * 0. A request an app-fee balance sponsors has its sponsorship held on that account first (a gasless permit's was held
+ *    when the permit was posted: found open); when the balance no longer covers it, the request fails
+ *    (`SPONSORSHIP_NOT_COVERED`) and is refunded: never filled at Ferry's expense.
  * 1. The fill is signed and journaled (held, not sent) under the job's fencing guard.
  * 2. `SubmitFill` is recorded on the request: the aggregate takes it only while the request is `pending` and before
  *    its fill deadline. This is the one place where fill and refund exclude each other: a deadline expiry and a

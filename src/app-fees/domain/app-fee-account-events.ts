@@ -142,7 +142,8 @@ export interface AppFeeSponsorshipPaid extends AppFeeSponsorshipPaidData {}
 export class AppFeeSponsorshipPaid extends DomainEvent<AppFeeSponsorshipPaidData> {}
 
 /**
- * The sponsor's balance is taken aside for one sponsored request before the solver pays it: what its quote sponsored,
+ * The sponsor's balance is taken aside for one sponsored request before the solver pays it (a gasless permit's before
+ * the relayer sends it): what its quote sponsored,
  * so Ferry never fronts a sponsor's money. Decided only while the available balance covers it (the expected revision
  * serialises the fills of one account); a request it cannot cover is refunded, never filled on sponsored terms. Id:
  * `app-fee-sponsorship-held:<requestId>:<address>`, so a retried fill holds once. Paid by `AppFeeSponsorshipPaid`

@@ -156,6 +156,11 @@ export const ERROR_CODES = {
     description:
       'The signed app-fee claim could not be paid (the payout could not be sent, reverted or was dropped; `errorData.reason`); the reservation went back to the balance, which can be claimed again.',
   },
+  SPONSORSHIP_NOT_COVERED: {
+    status: 409,
+    description:
+      "A gasless permit deposit (`POST /execute/permits`) of a quote whose fees an app-fee balance sponsors, when that balance no longer covers what the quote sponsored (other requests' sponsorships hold it, or it was claimed since the quote): the relayer sends nothing and the request stays as quoted (`errorData.sponsoredAmount`, base USDC units). Quote again: the new quote counts the balance left.",
+  },
   CHAIN_NOT_CONFIGURED: {
     status: 503,
     description:

@@ -1,10 +1,15 @@
 import { type Address, encodeFunctionData, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { CommandBus } from '@nestjs/cqrs';
 import { ApiKeysService } from '../../../src/api-keys/api-keys.service.js';
-import type { AppFeeSponsorshipPaidData } from '../../../src/app-fees/domain/app-fee-account-events.js';
+import type {
+  AppFeeSponsorshipPaidData,
+  AppFeeSponsorshipReleasedData,
+} from '../../../src/app-fees/domain/app-fee-account-events.js';
 import { erc20Abi } from '../../../src/chains/abi/erc20.js';
 import { DATABASE, type Database } from '../../../src/database/database.js';
 import { EVENT_STORE, type EventStore } from '../../../src/event-store/event-store.js';
+import { ExecuteRequestCommand } from '../../../src/requests/commands/execute-request.command.js';
 import { startTestApp, type TestApp, waitForProjections } from '../../support/app.js';
 import {
   ChainClients,
@@ -14,6 +19,7 @@ import {
   waitFor,
 } from '../../support/chain-clients.js';
 import { type Devnet, startDevnets } from '../../support/devnet.js';
+import { RpcProxy } from '../../support/rpc-proxy.js';
 import {
   deposit,
   eventTypesOf,
@@ -23,6 +29,8 @@ import {
 } from '../settlement/settlement-support.js';
 
 const SPONSOR = freshRecipient(0x91).toLowerCase();
+/** A second sponsor with the same balance, for the hold a permit leaves behind. */
+const IDLE_SPONSOR = freshRecipient(0xa1).toLowerCase();
 /** The sponsor's balance: 1 bps of a 100 USDC bridge, less than one quote's fees. */
 const B = 10_000n;
 
@@ -52,6 +60,9 @@ describe('sponsored gasless permits the sponsor cannot cover (attack)', () => {
   let app: TestApp;
   let db: Database;
   let store: EventStore;
+  let proxy: RpcProxy;
+  /** Chain a's RPC answers an error to the `eth_call` whose 1-based number (counted from 0 when set) this is. */
+  let failEthCall: { number: number; seen: number } | null = null;
   let seed = 0x92;
 
   const usdcBridge = (user: Address, amount: bigint, extra: Record<string, unknown> = {}) => ({
@@ -90,22 +101,28 @@ describe('sponsored gasless permits the sponsor cannot cover (attack)', () => {
     );
     return user;
   };
-  /** A sponsored `usePermit` quote of `key` for a fresh user holding its amount, signed: the permit ready to post. */
-  const sponsoredPermit = async (key: string, amount: bigint) => {
-    const user = await fundedUser(amount);
+  /**
+   * A `usePermit` quote for `user`, sponsored by `key` when one is given (each sees the sponsor's whole balance, so
+   * it is sponsored with all of B), signed: the permit ready to post. A fresh user holding the amount by default.
+   */
+  const signedPermit = async (
+    key: string | null,
+    amount: bigint,
+    user?: ReturnType<typeof privateKeyToAccount>,
+  ) => {
+    user ??= await fundedUser(amount);
     const response = await app.http.inject({
       method: 'POST',
       url: '/quote/v2',
-      headers: { 'x-api-key': key },
-      payload: usdcBridge(user.address, amount, { usePermit: true, subsidizeFees: true }),
+      headers: key ? { 'x-api-key': key } : {},
+      payload: usdcBridge(user.address, amount, { usePermit: true, ...(key ? { subsidizeFees: true } : {}) }),
     });
     expect(response.statusCode).toBe(200);
     const quote = response.json() as {
       steps: { items: { data: PermitItem }[] }[];
       feeSponsorship: { quoted: { capHit: boolean; sponsoredTotal: { amount: string } } };
     };
-    // Every quote sees the whole balance: each is sponsored with all of B.
-    expect(BigInt(quote.feeSponsorship.quoted.sponsoredTotal.amount)).toBe(B);
+    if (key) expect(BigInt(quote.feeSponsorship.quoted.sponsoredTotal.amount)).toBe(B);
     const item = quote.steps[0].items[0].data;
     const signature = await user.signTypedData({
       domain: item.sign.domain,
@@ -115,34 +132,56 @@ describe('sponsored gasless permits the sponsor cannot cover (attack)', () => {
     });
     return {
       id: item.post.body.requestId,
+      validBefore: Number(item.sign.value.validBefore),
       execute: () => postJson(app, `/execute/permits?signature=${signature}`, item.post.body),
     };
   };
+  const accountEvents = async (sponsor: string, type: string) =>
+    (await store.readStream(`app-fee-account-${sponsor}`)).filter((event) => event.type === type);
   const sponsorPayments = async () =>
-    (await store.readStream(`app-fee-account-${SPONSOR}`))
-      .filter((event) => event.type === 'AppFeeSponsorshipPaid')
-      .map((event) => event.data as AppFeeSponsorshipPaidData);
+    (await accountEvents(SPONSOR, 'AppFeeSponsorshipPaid')).map(
+      (event) => event.data as AppFeeSponsorshipPaidData,
+    );
   const relayerNonce = () =>
     clients.reader(a.chainId).getTransactionCount({ address: a.accounts.relayer.address });
 
   beforeAll(async () => {
     [a, b] = await startDevnets();
     clients = new ChainClients([a, b]);
-    app = await startTestApp(settlementEnv(a, b, { RELAYER_PRIVATE_KEY: a.accounts.relayer.privateKey }));
+    proxy = new RpcProxy(a.rpcUrl, (method) => {
+      if (method !== 'eth_call' || !failEthCall) return null;
+      failEthCall.seen += 1;
+      return failEthCall.seen === failEthCall.number
+        ? { kind: 'error', message: 'upstream connect error' }
+        : null;
+    });
+    app = await startTestApp(
+      settlementEnv(a, b, {
+        DEVNET_A_RPC_URL: await proxy.start(),
+        RELAYER_PRIVATE_KEY: a.accounts.relayer.privateKey,
+      }),
+    );
     db = app.app.get(DATABASE);
     store = app.app.get(EVENT_STORE);
-    // The sponsor earns B = 0.01 USDC of app fees (1 bps of 100 USDC).
+    // Each sponsor earns B = 0.01 USDC of app fees (1 bps of 100 USDC).
     const { body } = await postJson(
       app,
       '/quote/v2',
-      usdcBridge(a.accounts.user.address, 100_000_000n, { appFees: [{ recipient: SPONSOR, fee: '1' }] }),
+      usdcBridge(a.accounts.user.address, 100_000_000n, {
+        appFees: [
+          { recipient: SPONSOR, fee: '1' },
+          { recipient: IDLE_SPONSOR, fee: '1' },
+        ],
+      }),
     );
     await deposit(clients, a, body as Quote);
     await ended((body as Quote).protocol.v2.orderId);
     await waitFor(async () => (await available(SPONSOR)) === B, 'the sponsor balance', 30_000);
+    await waitFor(async () => (await available(IDLE_SPONSOR)) === B, 'the idle sponsor balance', 30_000);
   }, 180_000);
   afterAll(async () => {
     await app?.close();
+    await proxy?.stop();
     await Promise.all([a?.stop(), b?.stop()]);
   });
 
@@ -154,7 +193,7 @@ describe('sponsored gasless permits the sponsor cannot cover (attack)', () => {
       sponsorAddress: SPONSOR,
     });
     const permits = [];
-    for (let i = 0; i < k; i += 1) permits.push(await sponsoredPermit(key, 10_000_000n));
+    for (let i = 0; i < k; i += 1) permits.push(await signedPermit(key, 10_000_000n));
     const nonceBefore = await relayerNonce();
 
     const answers = await Promise.all(permits.map((permit) => permit.execute()));
@@ -185,5 +224,59 @@ describe('sponsored gasless permits the sponsor cannot cover (attack)', () => {
     for (const permit of permits) {
       expect(await eventTypesOf(db, permit.id)).not.toContain('RefundSubmitted');
     }
+  });
+
+  it('a hold taken for a permit that never lands is given back when its quote expires: the balance is never locked for ever', async () => {
+    const { key } = await app.app.get(ApiKeysService).create({
+      label: 'idle gasless sponsor',
+      feeSponsorshipEnabled: true,
+      sponsorAddress: IDLE_SPONSOR,
+    });
+    // A user with 4 USDC and a permit of 2 in flight (unsponsored), then a sponsored permit of 2: funded, so the
+    // sponsorship is held; the chain's RPC then fails as the relayer reads the balance again, under its lock.
+    const user = await fundedUser(4_000_000n);
+    const first = await signedPermit(null, 2_000_000n, user);
+    const sponsored = await signedPermit(key, 2_000_000n, user);
+    await a.setAutomine(false);
+    try {
+      expect((await first.execute()).code).toBe(200);
+      failEthCall = { number: 2, seen: 0 };
+      expect(await sponsored.execute()).toMatchObject({
+        code: 400,
+        body: { errorCode: 'CHAIN_RPC_UNAVAILABLE' },
+      });
+    } finally {
+      failEthCall = null;
+      await a.setAutomine(true);
+      await a.mine(1);
+    }
+    expect(await journalOf(db, sponsored.id)).toEqual([]);
+    expect(await eventTypesOf(db, sponsored.id)).toEqual(['RequestQuoted']);
+    expect((await accountEvents(IDLE_SPONSOR, 'AppFeeSponsorshipHeld')).map((e) => e.data)).toEqual([
+      expect.objectContaining({ sponsoredRequestId: sponsored.id, amount: B.toString() }),
+    ]);
+    expect(await available(IDLE_SPONSOR)).toBe(0n);
+
+    // The user walks away. The sweeper expires the quote at its expiry (as it would, at that time): the hold goes back.
+    await app.app
+      .get(CommandBus)
+      .execute(
+        new ExecuteRequestCommand(
+          sponsored.id,
+          { type: 'ExpireRequest', data: { at: new Date((sponsored.validBefore + 1) * 1000).toISOString() } },
+          { actor: 'deadline-sweeper' },
+        ),
+      );
+    await waitFor(async () => (await available(IDLE_SPONSOR)) === B, 'the hold to be given back', 30_000);
+    expect((await accountEvents(IDLE_SPONSOR, 'AppFeeSponsorshipReleased')).map((e) => e.data)).toEqual([
+      expect.objectContaining({
+        sponsoredRequestId: sponsored.id,
+        amount: B.toString(),
+        reason: 'QUOTE_EXPIRED',
+      } satisfies Partial<AppFeeSponsorshipReleasedData>),
+    ]);
+    // The expired quote takes no permit any more, so nothing can be filled on the hold given back.
+    expect(await sponsored.execute()).toMatchObject({ code: 409, body: { errorCode: 'CONFLICT' } });
+    expect(await journalOf(db, sponsored.id)).toEqual([]);
   });
 });
