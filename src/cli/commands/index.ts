@@ -2,21 +2,19 @@ import { ApiKeysService } from '../../api-keys/api-keys.service.js';
 import { WebhookDeliveriesService } from '../../webhooks/delivery/webhook-deliveries.service.js';
 import { webhookEndpointCheck } from '../../webhooks/webhook-endpoint-check.js';
 import { WebhookSignal } from '../../webhooks/webhook-signal.js';
-import type { AppConfig } from '../../config/app-config.js';
 import type { Database } from '../../database/database.js';
-import type { EventStore } from '../../event-store/event-store.js';
 import { projections } from '../../../projections/index.js';
-import type { CliOutput } from '../output.js';
-import {
-  flagOption,
-  JSON_OPTION,
-  type OptionSpecs,
-  optionsSummary,
-  parseCommandLine,
-  type ParsedCommandLine,
-  type PositionalSpec,
-  positionalProblem,
-} from '../command-line.js';
+import { flagOption, JSON_OPTION, type OptionSpecs, type PositionalSpec } from '../command-line.js';
+import type { CliCommand } from './cli-command.js';
+
+export {
+  argumentsProblem,
+  type CliCommand,
+  type CliContext,
+  type CommandInput,
+  type DatabaseUse,
+  parseCommandArgs,
+} from './cli-command.js';
 import { migrateDatabase } from '../../database/open-database.js';
 import { dbMigrateCommand } from './db-migrate.command.js';
 import { dbStatusCommand } from './db-status.command.js';
@@ -77,49 +75,6 @@ import {
   SET_WEBHOOK_USAGE,
   setWebhookCommand,
 } from './webhooks-set.command.js';
-
-/** What a command runs with: the configuration, the opened database and event store, and where to write. */
-export interface CliContext {
-  readonly config: AppConfig;
-  readonly db: Database;
-  readonly store: EventStore;
-  readonly output: CliOutput;
-}
-
-/** A command's arguments: as given, and as the one parser split them (options by name, positionals). */
-export interface CommandInput extends ParsedCommandLine {
-  readonly args: readonly string[];
-}
-
-/**
- * How a command uses the database (none migrates it but `db:migrate`): `read` as it is (it reads, or writes only its
- * own scratch, and says so when migrations are pending), `write` only once every migration of this version is applied
- * (else exit code 3, nothing changed), `admin` as it is and without the note (the `db:*` commands, which are about
- * migrations).
- */
-export type DatabaseUse = 'read' | 'write' | 'admin';
-
-export interface CliCommand {
-  readonly name: string;
-  readonly aliases?: readonly string[];
-  /** The command line, e.g. `events:replay <streamId>`. */
-  readonly usage: string;
-  /** One line for the help. */
-  readonly description: string;
-  readonly positionals?: readonly PositionalSpec[];
-  /** Its options, declared once: parsed, checked and shown in `--help` from here. */
-  readonly options?: OptionSpecs;
-  /**
-   * The further check of its arguments (values, combinations, positionals), returning the problem; replaces the
-   * positional count check. Either way it runs before anything is opened.
-   */
-  readonly check?: (args: readonly string[]) => string | undefined;
-  readonly database: DatabaseUse;
-  /** Exit codes besides 0 (done) and 1 (usage or failure), for the help. */
-  readonly exitCodes?: Readonly<Record<number, string>>;
-  /** Resolves to the process exit code. */
-  run(context: CliContext, input: CommandInput): Promise<number>;
-}
 
 const solverJobs = (db: Database) => new SolverJobs(db, { leaseMs: 60_000, maxAttempts: 12 });
 const deliveriesOf = (db: Database) => new WebhookDeliveriesService(db, new WebhookSignal());
@@ -386,32 +341,6 @@ export const commands: readonly CliCommand[] = [
     run: ({ db, output }, { positionals: [key] }) => retrySolverJobCommand(solverJobs(db), key, output),
   },
 ];
-
-/**
- * Pure: the command's arguments parsed by the one parser, or what is wrong with them: '' for a wrong count of
- * positional arguments (the usage line says it all), else the problem, followed by the options of a command that has
- * some.
- */
-export function parseCommandArgs(command: CliCommand, args: readonly string[]): CommandInput | string {
-  const parsed = parseCommandLine(command.options ?? {}, args);
-  const problem =
-    typeof parsed === 'string'
-      ? parsed
-      : command.check
-        ? command.check(args)
-        : positionalProblem(command.positionals ?? [], parsed.positionals);
-  if (problem === undefined && typeof parsed !== 'string') return { ...parsed, args };
-  const options = command.options ?? {};
-  return problem && Object.keys(options).length > 0
-    ? `${problem}. ${optionsSummary(options)}`
-    : (problem ?? '');
-}
-
-/** What is wrong with a command's arguments (see `parseCommandArgs`): undefined when nothing. */
-export function argumentsProblem(command: CliCommand, args: readonly string[]): string | undefined {
-  const parsed = parseCommandArgs(command, args);
-  return typeof parsed === 'string' ? parsed : undefined;
-}
 
 export function findCommand(name: string): CliCommand | undefined {
   return commands.find((command) => command.name === name || command.aliases?.includes(name));
