@@ -15,6 +15,8 @@ import { FlakyClients, fundedKey, keysFrom, rpc } from './journal-support.js';
 
 const freshKey = keysFrom(10);
 const GWEI = 10n ** 9n;
+/** Replacements after a second, whether the fee cap is below the base fee or the tip too low to be mined. */
+const BUMP_OPTIONS = { bumpAfterMs: 1_000, tipBumpAfterMs: 1_000 };
 
 /**
  * Payments signed before the chain's base fee rose past their fee cap, on a real local chain and real PostgreSQL:
@@ -53,7 +55,7 @@ describe('transaction journal when the base fee rises', () => {
   };
   const journalWith = async (clients: EvmClients) => {
     const account = await fundedKey(freshKey, chain.rpcUrl);
-    return new TransactionJournal(db, clients, account, { bumpAfterMs: 1_000 });
+    return new TransactionJournal(db, clients, account, BUMP_OPTIONS);
   };
   const reader = new EvmClients().of.bind(new EvmClients());
   const minedCount = async (journal: TransactionJournal) =>
@@ -114,6 +116,71 @@ describe('transaction journal when the base fee rises', () => {
     });
     expect(replacement.maxFeePerGas).toBeGreaterThan(signedAt * 10n);
   }, 40_000);
+
+  it('a refund whose tip is too low to be mined (every block filled by higher tips) while its fee cap covers the base fee is replaced with a higher tip: it mines once, and the return behind it follows', async () => {
+    const journal = await journalWith(new EvmClients());
+    // Blocks the test mines, one transfer each (a 30,000 gas limit), at a steady base fee of 1 gwei; a rival queues
+    // three hundred transfers tipping 1.2 gwei, more than the refund's 1 gwei: it takes every block.
+    await setBaseFee(GWEI);
+    await rpc(chain.rpcUrl, 'evm_setAutomine', [false]);
+    await rpc(chain.rpcUrl, 'evm_setBlockGasLimit', [toHex(30_000)]);
+    try {
+      const rival = await fundedKey(freshKey, chain.rpcUrl);
+      for (let nonce = 0; nonce < 300; nonce++) {
+        const raw = await rival.signTransaction({
+          type: 'eip1559',
+          chainId: destination.id,
+          to: rival.address,
+          value: 0n,
+          nonce,
+          gas: 21_000n,
+          maxFeePerGas: 10n * GWEI,
+          maxPriorityFeePerGas: (12n * GWEI) / 10n,
+        });
+        await rpc(chain.rpcUrl, 'eth_sendRawTransaction', [raw]);
+      }
+      const refund = await pay(journal, 'refund', 'tip:refund');
+      const signed = parseTransaction(refund.rawTx);
+      expect(signed.maxPriorityFeePerGas).toBeLessThan((12n * GWEI) / 10n);
+      expect(signed.maxFeePerGas).toBeGreaterThan(2n * GWEI);
+      await journal.release(destination, refund);
+      const later = await pay(journal, 'return', 'tip:later');
+      await journal.release(destination, later);
+
+      const deadline = Date.now() + 30_000;
+      while (Date.now() < deadline && (await minedCount(journal)) <= later.nonce) {
+        await journal.pump([destination]).catch(() => undefined);
+        await rpc(chain.rpcUrl, 'hardhat_setNextBlockBaseFeePerGas', [toHex(GWEI)]);
+        await rpc(chain.rpcUrl, 'evm_mine', []);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+
+      // The rival still had transfers queued: the refund and the return went in on a higher tip, not an idle block.
+      const rivalMined = await reader(destination).getTransactionCount({
+        address: rival.address,
+        blockTag: 'latest',
+      });
+      expect(rivalMined).toBeLessThan(300);
+      expect(await minedCount(journal)).toBe(later.nonce + 1n);
+      expect(await journal.settle(destination, refund)).toMatchObject({ kind: 'mined' });
+      const entries = await journal.entriesOf('tip:refund');
+      const mined = entries.filter((entry) => entry.state === 'mined');
+      expect(mined).toHaveLength(1);
+      expect(entries.every((entry) => ['mined', 'dropped'].includes(entry.state))).toBe(true);
+      expect(mined[0]).toMatchObject({
+        nonce: refund.nonce,
+        to: refund.to,
+        value: refund.value,
+        data: refund.data,
+      });
+      const paid = parseTransaction(mined[0].rawTx);
+      expect(paid.maxPriorityFeePerGas).toBeGreaterThan((12n * GWEI) / 10n);
+      expect(paid.maxFeePerGas).toBeLessThanOrEqual(BigInt(destination.gas.defaultPriceWei) * 100n);
+    } finally {
+      await rpc(chain.rpcUrl, 'evm_setBlockGasLimit', [toHex(60_000_000)]);
+      await rpc(chain.rpcUrl, 'evm_setAutomine', [true]);
+    }
+  }, 50_000);
 
   it("a spike past the chain's fee cap replaces nothing: the payment waits, its entry says why, and it mines once the base fee falls", async () => {
     const journal = await journalWith(new EvmClients());
