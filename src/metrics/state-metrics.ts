@@ -150,7 +150,7 @@ export function registerStateMetrics(registry: Registry, sources: StateSources):
   );
   gauge(
     'ferry_journal_fee_capped',
-    "Released transactions that cannot mine at the chain's base fee and wait: the fees a replacement would need pass the chain's cap (gas.maxFeePerGasWei), by chain",
+    "Released transactions that do not mine at the chain's fees (fee cap below the base fee, or tip too low) and wait: the fees a replacement would need pass the chain's cap (gas.maxFeePerGasWei), by chain",
     ['chain'],
     async (set) => {
       const { rows } = await db.query<{ chain_id: string; n: string }>(

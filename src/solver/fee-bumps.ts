@@ -38,18 +38,30 @@ export function feeCapOf(chain: ChainInfo): bigint {
 
 /**
  * The fees of a replacement for a transaction signed with `old`, when the next block's base fee is `baseFee` and the
- * chain's tip is `tip`: each at least 12.5 % above the old one, the fee room for the base fee to double, but never
- * above `cap`. Null when no fee within the cap is both a valid replacement and above the base fee: it waits.
+ * chain's tip is `tip`: each at least 12.5 % above the old one (the tip at least the chain's), the fee room for the
+ * base fee to double, but never above `cap` (a tip the cap leaves no room for is cut to the fee cap). Null when no fee
+ * within the cap is both a valid replacement and above the base fee: it waits.
  *
  * @example replacementFees({ maxFeePerGas: 2n, maxPriorityFeePerGas: 1n }, 20n, 1n, 100n) // { 41n, 1n }
  */
 export function replacementFees(old: TxFees, baseFee: bigint, tip: bigint, cap: bigint): TxFees | null {
-  const maxPriorityFeePerGas = max(raised(old.maxPriorityFeePerGas), tip);
-  const wanted = max(raised(old.maxFeePerGas), 2n * baseFee + maxPriorityFeePerGas);
-  const maxFeePerGas = wanted < cap ? wanted : cap;
+  const wantedTip = max(raised(old.maxPriorityFeePerGas), tip);
+  const wanted = max(raised(old.maxFeePerGas), 2n * baseFee + wantedTip);
+  const maxFeePerGas = min(wanted, cap);
   if (maxFeePerGas < raised(old.maxFeePerGas) || maxFeePerGas <= baseFee) return null;
-  if (maxPriorityFeePerGas > maxFeePerGas) return null;
-  return { maxFeePerGas, maxPriorityFeePerGas };
+  // Never below raised(old tip): the fee cap is at least raised(old fee cap), which is at least that.
+  return { maxFeePerGas, maxPriorityFeePerGas: min(wantedTip, maxFeePerGas) };
+}
+
+/** How long the newest copy of a nonce may stay unmined before it is replaced, by why it does not mine. */
+export interface BumpTiming {
+  /** Its fee cap is below the next block's base fee, or the node refused it as underpriced: it cannot mine. */
+  readonly afterMs: number;
+  /**
+   * It could pay the base fee, and is the account's next nonce to mine (so nothing of ours holds it back), yet no
+   * block took it: its tip is too low for the chain's block builders.
+   */
+  readonly tipAfterMs: number;
 }
 
 interface OpenRow extends JournalRow {
@@ -58,9 +70,10 @@ interface OpenRow extends JournalRow {
 }
 
 /**
- * Replaces a released transaction that cannot mine at the chain's fees by a copy of itself (same nonce, to, value,
- * data and gas) with higher fees, journaled before it is sent (docs/settlement.md, "Transaction journal"; decision
- * 0026). Both stay open; exactly one can mine, and whichever does is the payment (`isSamePayment`).
+ * Replaces a released transaction that does not mine at the chain's fees (its fee cap below the base fee, or its tip
+ * too low) by a copy of itself (same nonce, to, value, data and gas) with higher fees, journaled before it is sent
+ * (docs/settlement.md, "Transaction journal"; decision 0026). Both stay open; exactly one can mine, and whichever does
+ * is the payment (`isSamePayment`).
  */
 export class FeeBumps {
   constructor(
@@ -68,21 +81,19 @@ export class FeeBumps {
     private readonly clients: EvmClients,
     private readonly sender: JournalSender,
     private readonly account: PrivateKeyAccount,
-    /** How long the newest transaction of a nonce may stay unmined before it is replaced. */
-    private readonly afterMs: number,
+    private readonly timing: BumpTiming,
   ) {}
 
   /**
-   * When the newest open transaction with `entry`'s nonce was journaled over `afterMs` ago and cannot mine now (its
-   * fee cap is below the next block's base fee, or the node refused it as underpriced), signs its replacement, stores
-   * it `broadcast` (naming what it replaces) and sends it; returns it. Null when nothing was replaced: not stuck, not
+   * When the newest open transaction with `entry`'s nonce is stuck (`stuckBecause`), signs its replacement, stores it
+   * `broadcast` (naming what it replaces) and sends it; returns it. Null when nothing was replaced: not stuck, not
    * replaceable, another instance replaced it first (the nonce's newest entry is checked again under a lock), or the
    * fees it would need pass the chain's cap (then the stuck entry's `fee_capped` says so, and it waits).
    */
   async bumpIfStuck(chain: ChainInfo, entry: JournalEntry): Promise<JournalEntry | null> {
     const newest = await this.newestOpen(this.db, chain, entry.nonce);
     if (!newest || newest.state !== 'broadcast' || !BUMPABLE.has(newest.purpose)) return null;
-    if (Number(newest.age_ms) < this.afterMs) return null;
+    if (Number(newest.age_ms) < Math.min(this.timing.afterMs, this.timing.tipAfterMs)) return null;
     const signed = parseTransaction(newest.raw_tx as `0x${string}`);
     const old = {
       maxFeePerGas: signed.maxFeePerGas ?? signed.gasPrice ?? 0n,
@@ -90,7 +101,8 @@ export class FeeBumps {
     };
     const client = this.clients.of(chain);
     const [baseFee, tip] = await Promise.all([nextBaseFee(client), client.estimateMaxPriorityFeePerGas()]);
-    if (old.maxFeePerGas >= baseFee && !UNDERPRICED.test(newest.last_error ?? '')) {
+    const stuck = await this.stuckBecause(client, newest, old, baseFee);
+    if (!stuck) {
       await this.markCapped(newest.id, null);
       return null;
     }
@@ -99,8 +111,8 @@ export class FeeBumps {
     if (!fees) {
       await this.markCapped(
         newest.id,
-        `the next block's base fee is ${baseFee} wei per gas; a replacement of this transaction (signed at ` +
-          `${old.maxFeePerGas}) would pass chain ${chain.id}'s cap of ${cap} (gas.maxFeePerGasWei): it waits`,
+        `${stuck}; a replacement of this transaction (signed at ${old.maxFeePerGas}, tip ` +
+          `${old.maxPriorityFeePerGas}) would pass chain ${chain.id}'s cap of ${cap} (gas.maxFeePerGasWei): it waits`,
       );
       return null;
     }
@@ -126,6 +138,27 @@ export class FeeBumps {
     });
     if (replacement) await this.sender.send(chain, replacement);
     return replacement;
+  }
+
+  /**
+   * Why the newest copy of a nonce, signed with `old` and journaled `age_ms` ago, does not mine: its fee cap is below
+   * the next block's base fee (or the node refused it as underpriced) for `afterMs`; or it could pay the base fee, is
+   * the account's next nonce to mine, and no block took it for `tipAfterMs` (its tip is too low). Null while neither
+   * holds: a later nonce waits behind an earlier one whatever its tip, so only the next one is bumped for its tip.
+   */
+  private async stuckBecause(
+    client: PublicClient,
+    newest: OpenRow,
+    old: TxFees,
+    baseFee: bigint,
+  ): Promise<string | null> {
+    const age = Number(newest.age_ms);
+    const cannotPay = old.maxFeePerGas < baseFee || UNDERPRICED.test(newest.last_error ?? '');
+    if (cannotPay && age >= this.timing.afterMs) return `the next block's base fee is ${baseFee} wei per gas`;
+    if (age < this.timing.tipAfterMs) return null;
+    const next = await client.getTransactionCount({ address: this.address, blockTag: 'latest' });
+    if (BigInt(next) !== BigInt(newest.nonce)) return null;
+    return `the account's next nonce, unmined for over ${this.timing.tipAfterMs / 1000} s at a tip of ${old.maxPriorityFeePerGas} wei per gas`;
   }
 
   /** The newest open (signed or broadcast) entry of this account with `nonce` on `chain`. */
@@ -165,3 +198,4 @@ async function nextBaseFee(client: PublicClient): Promise<bigint> {
 }
 
 const max = (a: bigint, b: bigint): bigint => (a > b ? a : b);
+const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);

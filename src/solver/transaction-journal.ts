@@ -118,10 +118,17 @@ export class EntryNotHeldError extends Error {
 
 /** How long a released transaction may stay unmined, unable to pay the base fee, before it is replaced. */
 const BUMP_AFTER_MS = 15_000;
+/**
+ * How long a released transaction that can pay the base fee may stay unmined as its key's next nonce before it is
+ * replaced with a higher tip: a few blocks on a slow chain (decision 0026).
+ */
+const TIP_BUMP_AFTER_MS = 60_000;
 
 export interface JournalOptions {
   /** How long a released transaction may stay unmined while it cannot pay the base fee before it is replaced. */
   readonly bumpAfterMs?: number;
+  /** How long the key's next nonce may stay unmined while it can pay the base fee before its tip is raised. */
+  readonly tipBumpAfterMs?: number;
 }
 
 /**
@@ -154,7 +161,8 @@ export function isSamePayment(mined: JournalEntry, entry: JournalEntry): boolean
  * receipt (inclusion: docs/settlement.md on reorgs of its own transactions), or the nonce used by another transaction (then it is `dropped`; a sibling of ours with
  * the same nonce, such as a cancellation, is recognised by its hash). A held entry that must never go out is
  * `void`ed and its nonce filled by a zero-value transaction to self, so later nonces are not stuck behind a gap. A
- * released payment that cannot mine at the chain's base fee is replaced by a fee-bumped copy of itself (`FeeBumps`).
+ * released payment that cannot mine at the chain's base fee, or whose tip is too low to be mined, is replaced by a
+ * fee-bumped copy of itself (`FeeBumps`).
  */
 export class TransactionJournal {
   private readonly queues = new Map<number, Promise<unknown>>();
@@ -169,7 +177,10 @@ export class TransactionJournal {
     options: JournalOptions = {},
   ) {
     this.sender = new JournalSender(db, clients, account);
-    const bumps = new FeeBumps(db, clients, this.sender, account, options.bumpAfterMs ?? BUMP_AFTER_MS);
+    const bumps = new FeeBumps(db, clients, this.sender, account, {
+      afterMs: options.bumpAfterMs ?? BUMP_AFTER_MS,
+      tipAfterMs: options.tipBumpAfterMs ?? TIP_BUMP_AFTER_MS,
+    });
     this.settlement = new JournalSettlement(db, clients, this.sender, bumps, account);
   }
 

@@ -288,7 +288,11 @@ describe('transaction journal when the base fee rises', () => {
     const refund = await pay(journal, 'refund', 'race:refund');
     await setBaseFee(parseTransaction(refund.rawTx).maxFeePerGas! * 10n);
     await journal.release(destination, refund);
-    const instance = () => new FeeBumps(db, clients, new JournalSender(db, clients, account), account, 0);
+    const instance = () =>
+      new FeeBumps(db, clients, new JournalSender(db, clients, account), account, {
+        afterMs: 0,
+        tipAfterMs: 0,
+      });
     const bumped = await Promise.all([1, 2, 3].map(() => instance().bumpIfStuck(destination, refund)));
 
     expect(bumped.filter((entry) => entry !== null)).toHaveLength(1);

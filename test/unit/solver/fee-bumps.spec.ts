@@ -25,6 +25,11 @@ describe(replacementFees.name, () => {
     expect(
       replacementFees({ maxFeePerGas: 50_000n, maxPriorityFeePerGas: 1n }, 60_000n, 1n, 55_000n),
     ).toBeNull();
+    // A chain tip above the cap (a node answering nonsense): the tip is cut to the fee cap, never past it.
+    expect(replacementFees(old, 100n, 50_000n, 30_000n)).toEqual({
+      maxFeePerGas: 30_000n,
+      maxPriorityFeePerGas: 30_000n,
+    });
   });
 
   it('rounds the 12.5 % up', () => {
