@@ -1,4 +1,4 @@
-import type { Hash } from 'viem';
+import { type Hash, parseTransaction, toHex } from 'viem';
 import type { ChainInfo } from '../../../src/chains/chain.js';
 import { loadAppConfig } from '../../../src/config/app-config.js';
 import type { Database } from '../../../src/database/database.js';
@@ -155,6 +155,45 @@ describe('transaction journal under attack', () => {
       const settled = await journal.awaitSettled(behindProxy, refund, { maxWaitMs: 5_000 });
       expect(settled.kind).toBe('mined');
       expect((await journal.entriesOf('lag:refund')).map((entry) => entry.state)).toEqual(['mined']);
+    } finally {
+      await proxy.stop();
+    }
+  }, 30_000);
+
+  it("a node answering a huge fee estimate (compromised or misconfigured) cannot make the journal bid above the chain's fee cap: a refund, and the filler of an abandoned one, are signed within the cap and mine", async () => {
+    // The RPC says block builders want a 10,000 gwei tip: a refund signed with it pays about 0.2 ETH of gas.
+    const proxy = new RpcProxy(chain.rpcUrl, (method) =>
+      method === 'eth_maxPriorityFeePerGas'
+        ? { kind: 'rewrite-result', rewrite: () => toHex(10n ** 13n) }
+        : null,
+    );
+    const url = await proxy.start();
+    try {
+      const behindProxy = { ...destination, rpcUrl: url };
+      // Devnet B's cap: 100 × its default gas price (1 gwei).
+      const cap = BigInt(destination.gas.defaultPriceWei) * 100n;
+      const journal = await journalWith(new EvmClients());
+      const intent = { to: chain.accounts.user.address, value: 12_345n, data: '0x' as const };
+      const refund = await journal.record(behindProxy, intent, {
+        purpose: 'refund',
+        jobKey: 'greedy:refund',
+      });
+      const refused = await journal.record(behindProxy, intent, {
+        purpose: 'refund',
+        jobKey: 'greedy:refused',
+      });
+      await journal.release(behindProxy, refund);
+      const filler = await journal.abandon(behindProxy, refused);
+
+      for (const entry of [refund, filler]) {
+        const settled = await journal.awaitSettled(behindProxy, entry, { maxWaitMs: 5_000 });
+        expect(settled).toMatchObject({ kind: 'mined', entry: { id: entry.id } });
+        if (settled.kind !== 'mined') continue;
+        expect(settled.receipt.effectiveGasPrice).toBeLessThanOrEqual(cap);
+        const signed = parseTransaction(entry.rawTx);
+        expect(signed.maxFeePerGas).toBeLessThanOrEqual(cap);
+        expect(signed.maxPriorityFeePerGas).toBeLessThanOrEqual(cap);
+      }
     } finally {
       await proxy.stop();
     }

@@ -203,6 +203,31 @@ describe('transaction journal when the base fee rises', () => {
     expect(await receiptOf(claim.txHash)).not.toBeNull();
   }, 30_000);
 
+  it("a payment prepared while the base fee is above the chain's fee cap is signed at the cap, not at the spike: it waits, its entry says why, and it mines once the base fee falls", async () => {
+    const journal = await journalWith(new EvmClients());
+    const cap = BigInt(destination.gas.defaultPriceWei) * 100n;
+    await setBaseFee(500n * GWEI);
+    const claim = await pay(journal, 'claim', 'spike:claim');
+    expect(parseTransaction(claim.rawTx).maxFeePerGas).toBeLessThanOrEqual(cap);
+    await journal.release(destination, claim);
+    await pumpUntil(journal, async () => (await minedCount(journal)) > claim.nonce, 4_000);
+
+    expect(await minedCount(journal)).toBe(claim.nonce);
+    const waiting = await db.query<{ state: string; fee_capped: string | null }>(
+      `SELECT state, fee_capped FROM solver_transactions WHERE job_key = 'spike:claim' ORDER BY id`,
+    );
+    expect(waiting.rows).toEqual([
+      { state: 'broadcast', fee_capped: expect.stringMatching(/cap of 100000000000/) },
+    ]);
+
+    // The payment was journaled and released, not held or dropped: it mines when fees fall, at no more than the cap.
+    await setBaseFee(GWEI);
+    await pumpUntil(journal, async () => (await minedCount(journal)) > claim.nonce, 10_000);
+    const settled = await journal.settle(destination, claim);
+    expect(settled).toMatchObject({ kind: 'mined', entry: { id: claim.id } });
+    if (settled.kind === 'mined') expect(settled.receipt.effectiveGasPrice).toBeLessThanOrEqual(cap);
+  }, 30_000);
+
   it.each([
     ['its replacement mines', false],
     [
