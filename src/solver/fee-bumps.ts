@@ -2,6 +2,7 @@ import { type Address, parseTransaction, type PrivateKeyAccount, type PublicClie
 import type { ChainInfo } from '../chains/chain.js';
 import type { Database, SqlExecutor } from '../database/database.js';
 import type { EvmClients } from './evm-clients.js';
+import { feeCapOf } from './fee-cap.js';
 import type { JournalSender, TxFees } from './journal-sender.js';
 import { COLUMNS, insertEntry, type JournalRow, toEntry } from './journal-rows.js';
 import type { JournalEntry, TxPurpose } from './transaction-journal.js';
@@ -28,13 +29,6 @@ const UNDERPRICED =
 
 /** `value` raised by at least 12.5 %: nodes refuse a replacement whose fees rose by less (geth: 10 %). */
 export const raised = (value: bigint): bigint => (value * 9n + 7n) / 8n;
-
-/** The most a replacement may bid per gas on `chain`: `gas.maxFeePerGasWei`, else 100 × `gas.defaultPriceWei`. */
-export function feeCapOf(chain: ChainInfo): bigint {
-  return chain.gas.maxFeePerGasWei !== undefined
-    ? BigInt(chain.gas.maxFeePerGasWei)
-    : BigInt(chain.gas.defaultPriceWei) * 100n;
-}
 
 /**
  * The fees of a replacement for a transaction signed with `old`, when the next block's base fee is `baseFee` and the

@@ -3,6 +3,7 @@ import { NextReads } from '../chains/block-reads.js';
 import type { ChainInfo } from '../chains/chain.js';
 import type { Database } from '../database/database.js';
 import type { EvmClients } from './evm-clients.js';
+import { feeCapOf, withinCap } from './fee-cap.js';
 import type { JournalEntry, TxIntent } from './transaction-journal.js';
 
 /** The fees of an EIP-1559 transaction, per gas. */
@@ -43,14 +44,19 @@ export class JournalSender {
   }
 
   /**
-   * The chain's fees for a transaction now (viem's estimate from the latest block: a block and a priority-fee read).
-   * Transactions prepared at once share one estimate that started after each asked (`NextRead`): a round of fills
-   * costs two reads, not two per fill, and no fill is signed with fees read before it asked.
+   * The chain's fees for a transaction now (viem's estimate from the latest block: a block and a priority-fee read),
+   * cut to the chain's cap (`withinCap`; decision 0029): a spike, or a node answering nonsense, makes a transaction
+   * wait at the cap, never pay past it. Transactions prepared at once share one estimate that started after each asked
+   * (`NextRead`): a round of fills costs two reads, not two per fill, and no fill is signed with fees read before it
+   * asked.
    */
   fees(chain: ChainInfo): Promise<TxFees> {
     return this.feeReads.get(chain.id, async () => {
       const estimate = await this.clients.of(chain).estimateFeesPerGas();
-      return { maxFeePerGas: estimate.maxFeePerGas, maxPriorityFeePerGas: estimate.maxPriorityFeePerGas };
+      return withinCap(
+        { maxFeePerGas: estimate.maxFeePerGas, maxPriorityFeePerGas: estimate.maxPriorityFeePerGas },
+        feeCapOf(chain),
+      );
     });
   }
 

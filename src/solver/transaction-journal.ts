@@ -11,6 +11,7 @@ import type { ChainInfo } from '../chains/chain.js';
 import type { Database, SqlExecutor } from '../database/database.js';
 import type { EvmClients } from './evm-clients.js';
 import { FeeBumps } from './fee-bumps.js';
+import { feeCapOf, withinCap } from './fee-cap.js';
 import { JournalSender, type TxFees } from './journal-sender.js';
 import {
   COLUMNS,
@@ -352,7 +353,7 @@ export class TransactionJournal {
 
   /**
    * Cancels a released entry that has not mined: the same nonce, a zero-value transaction to self, fees raised by a
-   * quarter so nodes take it as a replacement. Whichever of the two mines settles both.
+   * quarter so nodes take it as a replacement, within the chain's cap. Whichever of the two mines settles both.
    */
   async cancel(chain: ChainInfo, entry: JournalEntry): Promise<JournalEntry> {
     return this.replace(chain, entry, 'cancel');
@@ -392,8 +393,10 @@ export class TransactionJournal {
   }
 
   /**
-   * A zero-value transaction to self with `entry`'s nonce, fees raised by a quarter; stored `broadcast` (in the
-   * database transaction that runs `before`), then sent.
+   * A zero-value transaction to self with `entry`'s nonce, fees raised by a quarter but never past the chain's cap
+   * (at the cap it may not replace `entry` in a node's pool: whichever of the two mines settles both, and the filler
+   * is bumped like any stuck transaction); stored `broadcast` (in the database transaction that runs `before`), then
+   * sent.
    */
   private async replace(
     chain: ChainInfo,
@@ -404,10 +407,13 @@ export class TransactionJournal {
     const original = parseTransaction(entry.rawTx);
     const current = await this.sender.fees(chain);
     const bump = (value: bigint | undefined) => ((value ?? 0n) * 125n) / 100n + 1n;
-    const fees = {
-      maxFeePerGas: max(bump(original.maxFeePerGas ?? original.gasPrice), current.maxFeePerGas),
-      maxPriorityFeePerGas: max(bump(original.maxPriorityFeePerGas), current.maxPriorityFeePerGas),
-    };
+    const fees = withinCap(
+      {
+        maxFeePerGas: max(bump(original.maxFeePerGas ?? original.gasPrice), current.maxFeePerGas),
+        maxPriorityFeePerGas: max(bump(original.maxPriorityFeePerGas), current.maxPriorityFeePerGas),
+      },
+      feeCapOf(chain),
+    );
     const intent = { to: entry.account, value: 0n, data: '0x' as Hex };
     const rawTx = await this.sender.sign(chain, intent, entry.nonce, 21_000n, fees);
     const filler: JournalEntry = await this.db.transaction(async (tx) => {
