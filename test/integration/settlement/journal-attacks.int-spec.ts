@@ -1,5 +1,7 @@
 import { type Hash, parseTransaction, toHex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { ChainInfo } from '../../../src/chains/chain.js';
+import type { ChainRegistry } from '../../../src/chains/chain-registry.js';
 import { loadAppConfig } from '../../../src/config/app-config.js';
 import type { Database } from '../../../src/database/database.js';
 import { EvmClients } from '../../../src/solver/evm-clients.js';
@@ -7,9 +9,17 @@ import { PaymentGasTooHigh, TransactionJournal } from '../../../src/solver/trans
 import { type Devnet, startDevnet } from '../../support/devnet.js';
 import { RpcProxy } from '../../support/rpc-proxy.js';
 import { type MigratedDatabase, migratedDatabase } from '../../support/postgres.js';
-import { FlakyClients, fundedKey, keysFrom, rpc } from './journal-support.js';
+import { UnmatchedReturns } from '../../../src/solver/unmatched-returns.js';
+import { FlakyClients, fundedKey, InterceptedClients, keysFrom, rpc } from './journal-support.js';
 
 const freshKey = keysFrom(10);
+
+/** Clients whose node answers a gas price of 10,000 gwei (compromised, or in a spike past the chain's cap). */
+class GreedyGasPrice extends InterceptedClients {
+  protected intercept(property: string | symbol, value: unknown): unknown {
+    return property === 'getGasPrice' ? () => Promise.resolve(10n ** 13n) : value;
+  }
+}
 
 /** Attacks on the transaction journal itself, on a real local chain and real PostgreSQL. */
 describe('transaction journal under attack', () => {
@@ -19,11 +29,12 @@ describe('transaction journal under attack', () => {
   let destination: ChainInfo;
   /** Chain 31337, whose RPC is down (nothing listens on its port). */
   let down: ChainInfo;
+  let chains: ChainRegistry;
 
   beforeAll(async () => {
     [database, chain] = await Promise.all([migratedDatabase('postgres'), startDevnet({ chainId: 31338 })]);
     db = database.db;
-    const chains = loadAppConfig({
+    chains = loadAppConfig({
       ENVIRONMENT: 'test',
       DATA_DIR: 'memory://journal-attacks',
       DEVNET_A_RPC_URL: 'http://127.0.0.1:9',
@@ -197,6 +208,38 @@ describe('transaction journal under attack', () => {
     } finally {
       await proxy.stop();
     }
+  }, 30_000);
+
+  it("a node answering a huge gas price cannot make the solver keep a deposit as dust that is worth more than its return's gas at the chain's fee cap: it is returned", async () => {
+    const clients = new GreedyGasPrice();
+    const journal = await journalWith(clients);
+    const returns = new UnmatchedReturns(db, chains, journal, {
+      leaseMs: 60_000,
+      batchSize: 10,
+      settleWaitMs: 2_000,
+      clients,
+    });
+    const depositor = privateKeyToAccount(generatePrivateKey()).address;
+    const deposit = toHex(BigInt(Date.now()), { size: 32 });
+    // 0.1 ETH: at 10,000 gwei a return's 30,000 gas would cost 0.3 ETH; at the 100 gwei cap, 0.003 ETH.
+    const amount = 10n ** 17n;
+    await db.query(
+      `INSERT INTO unmatched_deposits (chain_id, tx_hash, log_index, request_id, depositor, currency, amount, reason)
+       VALUES (31338, $1, 0, $2, $3, '0x0000000000000000000000000000000000000000', $4, 'UNKNOWN_REQUEST')`,
+      [deposit, toHex(7n, { size: 32 }), depositor, amount.toString()],
+    );
+    const stateOf = async () =>
+      (
+        await db.query<{ state: string }>('SELECT state FROM unmatched_deposits WHERE tx_hash = $1', [
+          deposit,
+        ])
+      ).rows[0].state;
+    for (let round = 0; round < 20 && ['pending', 'sent'].includes(await stateOf()); round++) {
+      await returns.work(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(await stateOf()).toBe('done');
+    expect(await new EvmClients().of(destination).getBalance({ address: depositor })).toBe(amount);
   }, 30_000);
 
   it('a held entry another instance abandoned meanwhile is never sent: release sends only what it moved from signed', async () => {
