@@ -4,6 +4,7 @@ import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
 import { usdValue } from '../quotes/domain/pricing/valuation.js';
 import type { Currency } from '../requests/domain/records.js';
 import type { EvmClients } from './evm-clients.js';
+import { feeCapOf } from './fee-cap.js';
 import { isNativeAddress } from './payments.js';
 import { gasLimitOf, type PreparedTx } from './transaction-journal.js';
 
@@ -18,9 +19,10 @@ export class DustUnknown extends Error {}
 
 /**
  * Whether paying `amount` of `token` (null: the native currency) back would cost the solver more gas (`gas` units at
- * the chain's gas price) than it returns: then it is not sent, so nobody can drain the solver with dust. A token is
- * compared with the gas by their USD prices; one that cannot be priced now throws DustUnknown (rather than sent at any
- * cost).
+ * the chain's gas price, never above its fee cap: no transaction pays more, decision 0029) than it returns: then it
+ * is not sent, so nobody can drain the solver with dust. The cap keeps a spike, or a node answering a huge gas price,
+ * from making a payment worth its gas look like dust, which is never paid. A token is compared with the gas by their
+ * USD prices; one that cannot be priced now throws DustUnknown (rather than sent at any cost).
  */
 export async function isDust(
   deps: { readonly clients: EvmClients; readonly prices?: PriceSource },
@@ -29,7 +31,9 @@ export async function isDust(
   token: Address | null,
   gasUnits: bigint,
 ): Promise<boolean> {
-  const gasPrice = await deps.clients.of(origin).getGasPrice();
+  const read = await deps.clients.of(origin).getGasPrice();
+  const cap = feeCapOf(origin);
+  const gasPrice = read < cap ? read : cap;
   const gas = gasPrice * gasUnits;
   if (token === null) return amount < gas;
   const usdPrice = (currency: Currency): Promise<string | null> =>
