@@ -58,6 +58,9 @@ export interface BumpTiming {
   readonly tipAfterMs: number;
 }
 
+/** The journal's timing (decision 0026): 15 s for a fee cap below the base fee, 60 s (a few blocks) for a low tip. */
+export const BUMP_TIMING: BumpTiming = { afterMs: 15_000, tipAfterMs: 60_000 };
+
 interface OpenRow extends JournalRow {
   last_error: string | null;
   age_ms: string;

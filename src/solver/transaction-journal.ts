@@ -10,7 +10,7 @@ import { NextReads } from '../chains/block-reads.js';
 import type { ChainInfo } from '../chains/chain.js';
 import type { Database, SqlExecutor } from '../database/database.js';
 import type { EvmClients } from './evm-clients.js';
-import { FeeBumps } from './fee-bumps.js';
+import { BUMP_TIMING, FeeBumps } from './fee-bumps.js';
 import { feeCapOf, withinCap } from './fee-cap.js';
 import { JournalSender, type TxFees } from './journal-sender.js';
 import {
@@ -117,18 +117,10 @@ export class EntryNotHeldError extends Error {
   }
 }
 
-/** How long a released transaction may stay unmined, unable to pay the base fee, before it is replaced. */
-const BUMP_AFTER_MS = 15_000;
-/**
- * How long a released transaction that can pay the base fee may stay unmined as its key's next nonce before it is
- * replaced with a higher tip: a few blocks on a slow chain (decision 0026).
- */
-const TIP_BUMP_AFTER_MS = 60_000;
-
 export interface JournalOptions {
-  /** How long a released transaction may stay unmined while it cannot pay the base fee before it is replaced. */
+  /** How long a released transaction may stay unmined while it cannot pay the base fee before it is replaced (15 s). */
   readonly bumpAfterMs?: number;
-  /** How long the key's next nonce may stay unmined while it can pay the base fee before its tip is raised. */
+  /** How long the key's next nonce may stay unmined while it can pay the base fee before its tip is raised (60 s). */
   readonly tipBumpAfterMs?: number;
 }
 
@@ -179,8 +171,8 @@ export class TransactionJournal {
   ) {
     this.sender = new JournalSender(db, clients, account);
     const bumps = new FeeBumps(db, clients, this.sender, account, {
-      afterMs: options.bumpAfterMs ?? BUMP_AFTER_MS,
-      tipAfterMs: options.tipBumpAfterMs ?? TIP_BUMP_AFTER_MS,
+      afterMs: options.bumpAfterMs ?? BUMP_TIMING.afterMs,
+      tipAfterMs: options.tipBumpAfterMs ?? BUMP_TIMING.tipAfterMs,
     });
     this.settlement = new JournalSettlement(db, clients, this.sender, bumps, account);
   }
