@@ -19,7 +19,7 @@ export class DustUnknown extends Error {}
 
 /**
  * Whether paying `amount` of `token` (null: the native currency) back would cost the solver more gas (`gas` units at
- * the chain's gas price, never above its fee cap: no transaction pays more, decision 0029) than it returns: then it
+ * the chain's gas price, never above its fee cap: no transaction pays more, decision 0031) than it returns: then it
  * is not sent, so nobody can drain the solver with dust. The cap keeps a spike, or a node answering a huge gas price,
  * from making a payment worth its gas look like dust, which is never paid. A token is compared with the gas by their
  * USD prices; one that cannot be priced now throws DustUnknown (rather than sent at any cost).

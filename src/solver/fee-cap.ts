@@ -3,7 +3,7 @@ import type { TxFees } from './journal-sender.js';
 
 /**
  * The most any transaction of the journal bids per gas on `chain`, first signatures, replacements, cancellations and
- * nonce fillers alike: `gas.maxFeePerGasWei`, else 100 × `gas.defaultPriceWei` (decisions 0026, 0029).
+ * nonce fillers alike: `gas.maxFeePerGasWei`, else 100 × `gas.defaultPriceWei` (decisions 0026, 0031).
  *
  * @example feeCapOf(chain) // 100_000_000_000n for a chain whose defaultPriceWei is 1 gwei and that sets no cap
  */
@@ -15,7 +15,7 @@ export function feeCapOf(chain: ChainInfo): bigint {
 
 /**
  * `fees` cut to `cap`: the fee cap to at most `cap`, the tip to at most that fee cap. A transaction signed with them
- * may wait (a base fee above the cap), never pay past it (decision 0029).
+ * may wait (a base fee above the cap), never pay past it (decision 0031).
  *
  * @example withinCap({ maxFeePerGas: 601n, maxPriorityFeePerGas: 1n }, 100n) // { maxFeePerGas: 100n, maxPriorityFeePerGas: 1n }
  */

@@ -45,7 +45,7 @@ export class JournalSender {
 
   /**
    * The chain's fees for a transaction now (viem's estimate from the latest block: a block and a priority-fee read),
-   * cut to the chain's cap (`withinCap`; decision 0029): a spike, or a node answering nonsense, makes a transaction
+   * cut to the chain's cap (`withinCap`; decision 0031): a spike, or a node answering nonsense, makes a transaction
    * wait at the cap, never pay past it. Transactions prepared at once share one estimate that started after each asked
    * (`NextRead`): a round of fills costs two reads, not two per fill, and no fill is signed with fees read before it
    * asked.
