@@ -7,7 +7,7 @@ import { QuoteError } from '../quotes/domain/quote-error.js';
 import { addressKey } from './addresses.js';
 import type { ChainCurrency, ChainInfo } from './chain.js';
 import { Context, type ParsedChain, parseChainsFile, withoutCredentials } from './chains-file-parse.js';
-import { applyDevnetAddresses, DEVNET_ADDRESSES_FILE } from './devnet-addresses.js';
+import { applyDevnetAddresses, DEVNET_ADDRESSES_FILE, isObject } from './devnet-addresses.js';
 
 export { withoutCredentials } from './chains-file-parse.js';
 export { DEVNET_ADDRESSES_FILE, type DevnetAddresses } from './devnet-addresses.js';
@@ -198,12 +198,6 @@ function readJson(file: string): unknown {
   } catch (error) {
     throw new ConfigError(file, `is not valid JSON (${(error as Error).message})`);
   }
-}
-
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** Fills each chain's `rpcUrlVariable` from the placeholder its raw `rpcUrl` names (`${RPC_URL_8453:-}`). */

@@ -21,9 +21,10 @@ export interface DevnetAddresses {
   >;
 }
 
-type Json = Record<string, unknown>;
+/** A JSON object (not null, not an array). */
+export type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
+export function isObject(value: unknown): value is Json {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
