@@ -5,7 +5,7 @@ import type { OracleDomain } from '../oracle/messages/oracle-messages.js';
 import { oracleApiKeys } from '../oracle/config/api-keys.js';
 import { hubDomain, type OracleConfig } from '../oracle/config/oracle-config.js';
 import { parsePeers } from '../oracle/config/peers.js';
-import type { ConfigReader } from './app-config.js';
+import type { ConfigReader } from './config-reader.js';
 import { ConfigError } from './config.error.js';
 import type { Env } from './resolve-placeholders.js';
 

@@ -1,6 +1,6 @@
 import { getAddress, isAddress } from 'viem';
 import type { ChainRegistry } from '../chains/chain-registry.js';
-import type { ConfigReader } from './app-config.js';
+import type { ConfigReader } from './config-reader.js';
 import { ConfigError } from './config.error.js';
 
 /**
