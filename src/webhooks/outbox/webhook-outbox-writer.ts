@@ -16,6 +16,11 @@ import { processCheckpointedBatch } from '../../../projections/runner/checkpoint
 import { buildStatusPayload, serializePayload } from '../webhook-payload.js';
 import { WebhookSignal } from '../webhook-signal.js';
 import { statusChanges } from './status-changes.js';
+import type { RequestQuotedData } from '../../requests/domain/request-events.js';
+import { RecentEntries } from '../../common/recent-entries.js';
+
+/** Requests whose API key the writer remembers: a few minutes of a busy instance's requests, a few MB at most. */
+const REQUEST_KEYS_KEPT = 50_000;
 
 /** The outbox writer's checkpoint row in `projection_checkpoints`. */
 export const OUTBOX_CONSUMER = 'webhook-outbox';
@@ -46,6 +51,8 @@ export class WebhookOutboxWriter implements OnApplicationBootstrap, BeforeApplic
   private readonly logger = new Logger('WebhookOutbox');
   private readonly abort = new AbortController();
   private loop: Promise<void> | null = null;
+  /** The API key (or null) of requests seen lately, by stream: the most recent `REQUEST_KEYS_KEPT`. */
+  private readonly requestKeys = new RecentEntries<string, string | null>(REQUEST_KEYS_KEPT);
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -104,7 +111,11 @@ export class WebhookOutboxWriter implements OnApplicationBootstrap, BeforeApplic
     );
   }
 
-  /** Reads each touched request's stream once (up to the batch's last event of it) and builds the rows to queue. */
+  /**
+   * Reads each touched request's stream once (up to the batch's last event of it) and builds the rows to queue. A
+   * request whose API key has no endpoint (or that has no key: anonymous quotes) is not read at all: its key is in
+   * its first event, which the batch holds or `requestKeys` remembers (a request's key never changes).
+   */
   private async rowsFor(events: readonly RecordedEvent[]): Promise<OutboxRow[]> {
     const inBatch = new Set<string>();
     const lastRevision = new Map<string, bigint>();
@@ -112,6 +123,9 @@ export class WebhookOutboxWriter implements OnApplicationBootstrap, BeforeApplic
       if (!event.streamId.startsWith('request-')) continue;
       inBatch.add(event.id);
       lastRevision.set(event.streamId, event.revision);
+      if (event.type === 'RequestQuoted') {
+        this.requestKeys.set(event.streamId, (event.data as RequestQuotedData).apiKeyId);
+      }
     }
     const endpoints = new Map<string, boolean>();
     const hasEndpoint = async (apiKeyId: string) => {
@@ -123,6 +137,8 @@ export class WebhookOutboxWriter implements OnApplicationBootstrap, BeforeApplic
     };
     const rows: OutboxRow[] = [];
     for (const [streamId, revision] of lastRevision) {
+      const known = this.requestKeys.get(streamId);
+      if (known === null || (known !== undefined && !(await hasEndpoint(known)))) continue;
       const stream = await this.store.readStream(streamId, { maxCount: Number(revision) + 1 });
       for (const change of statusChanges(stream, (event) => inBatch.has(event.id))) {
         const apiKeyId = change.record.apiKeyId;
@@ -142,6 +158,9 @@ export class WebhookOutboxWriter implements OnApplicationBootstrap, BeforeApplic
           body: serializePayload(payload),
           eventCreatedAt: change.event.createdAt,
         });
+      }
+      if (stream[0]?.type === 'RequestQuoted') {
+        this.requestKeys.set(streamId, (stream[0].data as RequestQuotedData).apiKeyId);
       }
     }
     return rows;
