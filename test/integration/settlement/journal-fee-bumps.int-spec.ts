@@ -11,9 +11,39 @@ import { TransactionJournal } from '../../../src/solver/transaction-journal.js';
 import { UnmatchedReturns } from '../../../src/solver/unmatched-returns.js';
 import { type Devnet, startDevnet } from '../../support/devnet.js';
 import { type MigratedDatabase, migratedDatabase } from '../../support/postgres.js';
-import { FlakyClients, fundedKey, keysFrom, rpc } from './journal-support.js';
+import { FlakyClients, fundedKey, InterceptedClients, keysFrom, rpc } from './journal-support.js';
 
 const freshKey = keysFrom(10);
+
+/** Clients of which one read can be held back (a slow RPC answer) while the test does something else meanwhile. */
+class GatedClients extends InterceptedClients {
+  private gate: {
+    readonly method: string;
+    readonly opened: Promise<void>;
+    readonly arrive: () => void;
+  } | null = null;
+
+  /** The next call of `method` waits until `release`; `reached` resolves when that call is made. */
+  holdNext(method: string): { readonly reached: Promise<void>; readonly release: () => void } {
+    let arrive!: () => void;
+    let release!: () => void;
+    const reached = new Promise<void>((resolve) => (arrive = resolve));
+    const opened = new Promise<void>((resolve) => (release = resolve));
+    this.gate = { method, opened, arrive };
+    return { reached, release };
+  }
+
+  protected intercept(property: string | symbol, value: unknown): unknown {
+    const gate = this.gate;
+    if (!gate || property !== gate.method) return value;
+    this.gate = null;
+    return async (...args: unknown[]) => {
+      gate.arrive();
+      await gate.opened;
+      return (value as (...args: unknown[]) => unknown)(...args);
+    };
+  }
+}
 const GWEI = 10n ** 9n;
 /** Replacements after a second, whether the fee cap is below the base fee or the tip too low to be mined. */
 const BUMP_OPTIONS = { bumpAfterMs: 1_000, tipBumpAfterMs: 1_000 };
@@ -305,6 +335,73 @@ describe('transaction journal when the base fee rises', () => {
     },
     40_000,
   );
+
+  it("a return whose settle read its nonce's copies just before the pump journaled a fee-bumped replacement, which then mined, is done with that replacement: the replacement is not taken for a stranger's transaction, and the depositor is paid once", async () => {
+    // One process: the return job waits for its transaction while the solver's pump loop bumps it. The job's settle
+    // reads the nonce's copies (only the original yet), then its receipt read is slow; meanwhile the pump finds the
+    // return unmined past its tip wait, journals and sends a replacement, and a block takes the replacement.
+    const clients = new GatedClients();
+    const journal = await journalWith(clients);
+    const returns = new UnmatchedReturns(db, chains, journal, {
+      leaseMs: 60_000,
+      batchSize: 10,
+      settleWaitMs: 300,
+      clients,
+    });
+    const depositor = privateKeyToAccount(generatePrivateKey()).address;
+    const deposit = toHex(BigInt(Date.now()), { size: 32 });
+    const amount = 10n ** 17n;
+    await db.query(
+      `INSERT INTO unmatched_deposits (chain_id, tx_hash, log_index, request_id, depositor, currency, amount, reason)
+       VALUES (31338, $1, 0, $2, $3, '0x0000000000000000000000000000000000000000', $4, 'UNKNOWN_REQUEST')`,
+      [deposit, toHex(8n, { size: 32 }), depositor, amount.toString()],
+    );
+    const key = `return:31338:${deposit}:0`;
+    const row = async () =>
+      (
+        await db.query<{ state: string; refund_tx_hash: string }>(
+          'SELECT state, refund_tx_hash FROM unmatched_deposits WHERE tx_hash = $1',
+          [deposit],
+        )
+      ).rows[0];
+    await rpc(chain.rpcUrl, 'evm_setAutomine', [false]);
+    try {
+      await returns.work((error) => {
+        throw error;
+      });
+      const [original] = await journal.entriesOf(key);
+      expect((await row()).state).toBe('sent');
+      // Past the tip wait (and the pump's two seconds between sends of one entry).
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+
+      const slowReceipt = clients.holdNext('getTransactionReceipt');
+      const job = returns.work(() => undefined);
+      await slowReceipt.reached;
+      await journal.pump([destination]);
+      const [, replacement] = await journal.entriesOf(key);
+      expect(replacement).toMatchObject({ nonce: original.nonce, to: original.to, value: amount });
+      await rpc(chain.rpcUrl, 'evm_mine', []);
+      expect(await receiptOf(replacement.txHash)).not.toBeNull();
+      slowReceipt.release();
+      await job;
+
+      for (let round = 0; round < 24 && (await row()).state === 'sent'; round++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        await returns.work(() => undefined);
+        await rpc(chain.rpcUrl, 'evm_mine', []);
+      }
+      expect(await reader(destination).getBalance({ address: depositor })).toBe(amount);
+      expect(await row()).toEqual({ state: 'done', refund_tx_hash: replacement.txHash });
+      const states = (await journal.entriesOf(key)).map((entry) => [entry.txHash, entry.state]);
+      expect(states).toEqual([
+        [original.txHash, 'dropped'],
+        [replacement.txHash, 'mined'],
+      ]);
+      expect(await minedCount(journal)).toBe(original.nonce + 1n);
+    } finally {
+      await rpc(chain.rpcUrl, 'evm_setAutomine', [true]);
+    }
+  }, 40_000);
 
   it('two instances finding the same stuck payment at once journal one replacement between them', async () => {
     const account = await fundedKey(freshKey, chain.rpcUrl);
