@@ -33,12 +33,15 @@ export class JournalSettlement {
     const used = BigInt(await client.getTransactionCount({ address: entry.account, blockTag: 'latest' }));
     if (used > entry.nonce) {
       // One of ours may have mined between the receipt reads and the count: look once more before calling the
-      // nonce lost to a stranger.
-      const late = await this.minedAmong(chain, candidates);
+      // nonce lost to a stranger, at the copies journaled now. A copy is journaled before it is sent, so every one
+      // that could have used the nonce is in the journal by now, also a fee-bumped replacement another settle (the
+      // pump, another instance) journaled after this one read the copies above (decision 0026).
+      const copies = await this.withNonce(entry);
+      const late = await this.minedAmong(chain, copies);
       if (late) return late;
       // A receipt not found is not proof: a replica behind the one that counted may answer it (a load-balanced
       // RPC). The block that took the nonce says whose transaction it was; one of ours there is not dropped.
-      if (!(await takenByStranger(client, entry, candidates))) return { kind: 'pending' };
+      if (!(await takenByStranger(client, entry, copies))) return { kind: 'pending' };
       await this.db.query(
         `UPDATE solver_transactions SET state = 'dropped', updated_at = now()
           WHERE chain_id = $1 AND account = $2 AND nonce = $3 AND state IN ('signed', 'broadcast')`,
