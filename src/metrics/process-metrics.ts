@@ -44,6 +44,13 @@ export const rpcChainMismatch = new Gauge({
   registers: [processRegistry],
 });
 
+export const feeEstimatesCapped = new Counter({
+  name: 'ferry_journal_fee_estimates_capped_total',
+  help: "Fee estimates above the chain's cap (gas.maxFeePerGasWei) that a transaction was signed below, by chain: a fee spike, or an RPC answering nonsense",
+  labelNames: ['chain'] as const,
+  registers: [processRegistry],
+});
+
 export const chainHead = new Gauge({
   name: 'ferry_chain_head_block',
   help: "The chain's head block, as the watcher last read it",

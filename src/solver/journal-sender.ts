@@ -4,6 +4,7 @@ import type { ChainInfo } from '../chains/chain.js';
 import type { Database } from '../database/database.js';
 import type { EvmClients } from './evm-clients.js';
 import { feeCapOf, withinCap } from './fee-cap.js';
+import { feeEstimatesCapped } from '../metrics/process-metrics.js';
 import type { JournalEntry, TxIntent } from './transaction-journal.js';
 
 /** The fees of an EIP-1559 transaction, per gas. */
@@ -53,9 +54,14 @@ export class JournalSender {
   fees(chain: ChainInfo): Promise<TxFees> {
     return this.feeReads.get(chain.id, async () => {
       const estimate = await this.clients.of(chain).estimateFeesPerGas();
+      const cap = feeCapOf(chain);
+      // Counted, so an operator sees a spike, or a node inflating its estimates, that the cap keeps us out of.
+      if (estimate.maxFeePerGas > cap || estimate.maxPriorityFeePerGas > cap) {
+        feeEstimatesCapped.inc({ chain: String(chain.id) });
+      }
       return withinCap(
         { maxFeePerGas: estimate.maxFeePerGas, maxPriorityFeePerGas: estimate.maxPriorityFeePerGas },
-        feeCapOf(chain),
+        cap,
       );
     });
   }

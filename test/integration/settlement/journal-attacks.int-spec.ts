@@ -11,6 +11,11 @@ import { RpcProxy } from '../../support/rpc-proxy.js';
 import { type MigratedDatabase, migratedDatabase } from '../../support/postgres.js';
 import { UnmatchedReturns } from '../../../src/solver/unmatched-returns.js';
 import { FlakyClients, fundedKey, InterceptedClients, keysFrom, rpc } from './journal-support.js';
+import { feeEstimatesCapped } from '../../../src/metrics/process-metrics.js';
+
+/** `ferry_journal_fee_estimates_capped_total` of a chain, as a scrape would read it. */
+const cappedEstimates = async (chainId: number): Promise<number> =>
+  (await feeEstimatesCapped.get()).values.find((value) => value.labels.chain === String(chainId))?.value ?? 0;
 
 const freshKey = keysFrom(10);
 
@@ -184,6 +189,7 @@ describe('transaction journal under attack', () => {
       // Devnet B's cap: 100 × its default gas price (1 gwei).
       const cap = BigInt(destination.gas.defaultPriceWei) * 100n;
       const journal = await journalWith(new EvmClients());
+      const cappedBefore = await cappedEstimates(destination.id);
       const intent = { to: chain.accounts.user.address, value: 12_345n, data: '0x' as const };
       const refund = await journal.record(behindProxy, intent, {
         purpose: 'refund',
@@ -205,6 +211,8 @@ describe('transaction journal under attack', () => {
         expect(signed.maxFeePerGas).toBeLessThanOrEqual(cap);
         expect(signed.maxPriorityFeePerGas).toBeLessThanOrEqual(cap);
       }
+      // And an operator sees it: each estimate cut to the cap is counted (the alert FerryFeeEstimatesAboveCap).
+      expect((await cappedEstimates(destination.id)) - cappedBefore).toBeGreaterThanOrEqual(1);
     } finally {
       await proxy.stop();
     }
