@@ -1,5 +1,4 @@
 import { type Hash, parseTransaction, toHex } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { ChainInfo } from '../../../src/chains/chain.js';
 import type { ChainRegistry } from '../../../src/chains/chain-registry.js';
 import { loadAppConfig } from '../../../src/config/app-config.js';
@@ -10,7 +9,14 @@ import { type Devnet, startDevnet } from '../../support/devnet.js';
 import { RpcProxy } from '../../support/rpc-proxy.js';
 import { type MigratedDatabase, migratedDatabase } from '../../support/postgres.js';
 import { UnmatchedReturns } from '../../../src/solver/unmatched-returns.js';
-import { FlakyClients, fundedKey, InterceptedClients, keysFrom, rpc } from './journal-support.js';
+import {
+  FlakyClients,
+  fundedKey,
+  InterceptedClients,
+  keysFrom,
+  rpc,
+  unmatchedDeposit,
+} from './journal-support.js';
 import { feeEstimatesCapped } from '../../../src/metrics/process-metrics.js';
 
 /** `ferry_journal_fee_estimates_capped_total` of a chain, as a scrape would read it. */
@@ -227,21 +233,9 @@ describe('transaction journal under attack', () => {
       settleWaitMs: 2_000,
       clients,
     });
-    const depositor = privateKeyToAccount(generatePrivateKey()).address;
-    const deposit = toHex(BigInt(Date.now()), { size: 32 });
     // 0.1 ETH: at 10,000 gwei a return's 30,000 gas would cost 0.3 ETH; at the 100 gwei cap, 0.003 ETH.
-    const amount = 10n ** 17n;
-    await db.query(
-      `INSERT INTO unmatched_deposits (chain_id, tx_hash, log_index, request_id, depositor, currency, amount, reason)
-       VALUES (31338, $1, 0, $2, $3, '0x0000000000000000000000000000000000000000', $4, 'UNKNOWN_REQUEST')`,
-      [deposit, toHex(7n, { size: 32 }), depositor, amount.toString()],
-    );
-    const stateOf = async () =>
-      (
-        await db.query<{ state: string }>('SELECT state FROM unmatched_deposits WHERE tx_hash = $1', [
-          deposit,
-        ])
-      ).rows[0].state;
+    const { depositor, amount, row } = await unmatchedDeposit(db, 7);
+    const stateOf = async () => (await row()).state;
     for (let round = 0; round < 20 && ['pending', 'sent'].includes(await stateOf()); round++) {
       await returns.work(() => undefined);
       await new Promise((resolve) => setTimeout(resolve, 250));

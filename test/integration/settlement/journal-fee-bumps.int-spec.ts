@@ -1,5 +1,4 @@
 import { type Hash, parseTransaction, toHex } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { ChainInfo } from '../../../src/chains/chain.js';
 import type { ChainRegistry } from '../../../src/chains/chain-registry.js';
 import { loadAppConfig } from '../../../src/config/app-config.js';
@@ -11,7 +10,14 @@ import { TransactionJournal } from '../../../src/solver/transaction-journal.js';
 import { UnmatchedReturns } from '../../../src/solver/unmatched-returns.js';
 import { type Devnet, startDevnet } from '../../support/devnet.js';
 import { type MigratedDatabase, migratedDatabase } from '../../support/postgres.js';
-import { FlakyClients, fundedKey, InterceptedClients, keysFrom, rpc } from './journal-support.js';
+import {
+  FlakyClients,
+  fundedKey,
+  InterceptedClients,
+  keysFrom,
+  rpc,
+  unmatchedDeposit,
+} from './journal-support.js';
 
 const freshKey = keysFrom(10);
 
@@ -275,22 +281,7 @@ describe('transaction journal when the base fee rises', () => {
         settleWaitMs: 300,
         clients,
       });
-      const depositor = privateKeyToAccount(generatePrivateKey()).address;
-      const deposit = toHex(BigInt(Date.now()), { size: 32 });
-      const amount = 10n ** 17n;
-      await db.query(
-        `INSERT INTO unmatched_deposits (chain_id, tx_hash, log_index, request_id, depositor, currency, amount, reason)
-         VALUES (31338, $1, 0, $2, $3, '0x0000000000000000000000000000000000000000', $4, 'UNKNOWN_REQUEST')`,
-        [deposit, toHex(7n, { size: 32 }), depositor, amount.toString()],
-      );
-      const key = `return:31338:${deposit}:0`;
-      const row = async () =>
-        (
-          await db.query<{ state: string; refund_tx_hash: string }>(
-            'SELECT state, refund_tx_hash FROM unmatched_deposits WHERE tx_hash = $1',
-            [deposit],
-          )
-        ).rows[0];
+      const { depositor, amount, key, row } = await unmatchedDeposit(db, 7);
       // The next block's base fee is 50 gwei: the return, signed at the latest block's fees, cannot go in it.
       await rpc(chain.rpcUrl, 'hardhat_setNextBlockBaseFeePerGas', [toHex(50n * GWEI)]);
       await returns.work((error) => {
@@ -348,22 +339,7 @@ describe('transaction journal when the base fee rises', () => {
       settleWaitMs: 300,
       clients,
     });
-    const depositor = privateKeyToAccount(generatePrivateKey()).address;
-    const deposit = toHex(BigInt(Date.now()), { size: 32 });
-    const amount = 10n ** 17n;
-    await db.query(
-      `INSERT INTO unmatched_deposits (chain_id, tx_hash, log_index, request_id, depositor, currency, amount, reason)
-       VALUES (31338, $1, 0, $2, $3, '0x0000000000000000000000000000000000000000', $4, 'UNKNOWN_REQUEST')`,
-      [deposit, toHex(8n, { size: 32 }), depositor, amount.toString()],
-    );
-    const key = `return:31338:${deposit}:0`;
-    const row = async () =>
-      (
-        await db.query<{ state: string; refund_tx_hash: string }>(
-          'SELECT state, refund_tx_hash FROM unmatched_deposits WHERE tx_hash = $1',
-          [deposit],
-        )
-      ).rows[0];
+    const { depositor, amount, key, row } = await unmatchedDeposit(db, 8);
     await rpc(chain.rpcUrl, 'evm_setAutomine', [false]);
     try {
       await returns.work((error) => {

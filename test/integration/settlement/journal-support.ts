@@ -1,7 +1,8 @@
 import type { PrivateKeyAccount, PublicClient } from 'viem';
 import { toHex } from 'viem';
-import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
+import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import type { ChainInfo } from '../../../src/chains/chain.js';
+import type { SqlExecutor } from '../../../src/database/database.js';
 import { EvmClients } from '../../../src/solver/evm-clients.js';
 
 /** Hardhat's genesis mnemonic: its accounts 0..19 are funded. */
@@ -75,4 +76,47 @@ export class FlakyClients extends InterceptedClients {
     }
     return value;
   }
+}
+
+/** A deposit of native currency the watcher could not match, waiting for its return to `depositor`. */
+export interface UnmatchedDeposit {
+  readonly depositor: `0x${string}`;
+  /** Its transaction hash (made up: no such transaction is read). */
+  readonly deposit: `0x${string}`;
+  readonly amount: bigint;
+  /** The journal job key of its return. */
+  readonly key: string;
+  /** Its `unmatched_deposits` row: state and the return's transaction hash. */
+  row(): Promise<{ state: string; refund_tx_hash: string }>;
+}
+
+/**
+ * Records, on chain 31338, an unmatched native deposit of `amount` (0.1 ETH by default) from a fresh depositor, as the
+ * watcher does for a deposit naming an unknown request (`requestByte`: the request id it named, one byte repeated).
+ */
+export async function unmatchedDeposit(
+  db: SqlExecutor,
+  requestByte: number,
+  amount = 10n ** 17n,
+): Promise<UnmatchedDeposit> {
+  const depositor = privateKeyToAccount(generatePrivateKey()).address;
+  const deposit = toHex(BigInt(Date.now()) * 1000n + BigInt(Math.floor(Math.random() * 1000)), { size: 32 });
+  await db.query(
+    `INSERT INTO unmatched_deposits (chain_id, tx_hash, log_index, request_id, depositor, currency, amount, reason)
+     VALUES (31338, $1, 0, $2, $3, '0x0000000000000000000000000000000000000000', $4, 'UNKNOWN_REQUEST')`,
+    [deposit, toHex(BigInt(requestByte), { size: 32 }), depositor, amount.toString()],
+  );
+  return {
+    depositor,
+    deposit,
+    amount,
+    key: `return:31338:${deposit}:0`,
+    row: async () =>
+      (
+        await db.query<{ state: string; refund_tx_hash: string }>(
+          'SELECT state, refund_tx_hash FROM unmatched_deposits WHERE tx_hash = $1',
+          [deposit],
+        )
+      ).rows[0],
+  };
 }
