@@ -5,6 +5,7 @@ import type { Address, Hex } from 'viem';
 import { ChainRuntime } from '../chains/chain-runtime.service.js';
 import type { ChainInfo } from '../chains/chain.js';
 import { ApiError } from '../common/http/api-error.js';
+import { failpoint } from '../common/failpoints.js';
 import { CLOCK, type Clock } from '../common/clock.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -199,6 +200,7 @@ export class ExecuteService {
                 return refused.unfunded === undefined;
               },
             ));
+          failpoint('permit:after-record');
         } catch (error) {
           // Already the answer (a refusal decided before the nonce): not to be read as a revert by its words.
           if (error instanceof ApiError) throw error;
