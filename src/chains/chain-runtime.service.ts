@@ -15,6 +15,8 @@ import { DATABASE, type Database } from '../database/database.js';
 import { EVENT_STORE, type EventStore } from '../event-store/event-store.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import { followUntilAborted, sleepUnlessAborted } from '../common/follow-loop.js';
+import { HeldPermits } from '../execute/held-permits.js';
+import { permitMarginSeconds } from '../execute/permit-margin.js';
 import { oracleGateway } from '../oracle/client/oracle-gateway-factory.js';
 import { AttestationService } from '../oracle/attestation.service.js';
 import { EvmClients } from '../solver/evm-clients.js';
@@ -34,8 +36,10 @@ export class ChainRuntime implements OnApplicationBootstrap, BeforeApplicationSh
   readonly solver: Solver | null;
   /** The relayer's journal (`POST /execute/permits`), when this process has a relayer key. */
   readonly relayerJournal: TransactionJournal | null;
+  /** The relayer's permit deposits left held by a permit that died or failed before releasing them. */
+  private readonly heldPermits: HeldPermits | null;
   private readonly pumping = new AbortController();
-  private pump: Promise<void> | null = null;
+  private loops: Promise<void>[] = [];
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -78,6 +82,11 @@ export class ChainRuntime implements OnApplicationBootstrap, BeforeApplicationSh
     this.relayerJournal = runtime.relayerPrivateKey
       ? new TransactionJournal(db, new EvmClients(), privateKeyToAccount(runtime.relayerPrivateKey))
       : null;
+    this.heldPermits =
+      this.relayerJournal &&
+      new HeldPermits(db, this.relayerJournal, store, commands, clock, {
+        marginSeconds: permitMarginSeconds(config.quotes.quoteTtlSeconds),
+      });
   }
 
   private readonly lastWarned = new Map<string, number>();
@@ -97,22 +106,33 @@ export class ChainRuntime implements OnApplicationBootstrap, BeforeApplicationSh
     if (runtime.watcherRun) this.watcher.start();
     if (runtime.solverRun && this.solver) await this.solver.start();
     const relayer = this.relayerJournal;
-    if (relayer && (runtime.watcherRun || runtime.solverRun)) {
-      // Sends again what the relayer released but may not have sent (a crash between the two).
+    const held = this.heldPermits;
+    if (relayer && held && (runtime.watcherRun || runtime.solverRun)) {
       const evm = this.config.chains.all().filter((chain) => chain.vmType === 'evm' && chain.rpcUrl);
       const signal = this.pumping.signal;
-      this.pump = followUntilAborted(
-        signal,
-        () => relayer.pump(evm).then(() => false),
-        () => sleepUnlessAborted(runtime.pollIntervalMs * 10, signal),
-        (error) => this.warnThrottled('relayer', 'relayer journal', error),
-      );
+      const idle = () => sleepUnlessAborted(runtime.pollIntervalMs * 10, signal);
+      this.loops = [
+        // Sends again what the relayer released but may not have sent (a crash between the two).
+        followUntilAborted(
+          signal,
+          () => relayer.pump(evm).then(() => false),
+          idle,
+          (error) => this.warnThrottled('relayer', 'relayer journal', error),
+        ),
+        // Releases or abandons what a permit journaled and never released (a crash or an error between the two).
+        followUntilAborted(
+          signal,
+          () => held.sweep(evm).then(() => false),
+          idle,
+          (error) => this.warnThrottled('relayer-held', 'relayer held permits', error),
+        ),
+      ];
     }
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.pumping.abort();
-    await this.pump;
+    await Promise.all(this.loops);
     await this.watcher.stop();
     await this.solver?.stop();
   }

@@ -18,23 +18,20 @@ import { RequestDomainError } from '../requests/domain/request-decide.js';
 import { erc20Abi } from '../chains/abi/erc20.js';
 import { EvmClients } from '../solver/evm-clients.js';
 import { isRevert, message } from '../solver/solver-job.js';
-import { type JournalEntry, LeaseLostError, type TransactionJournal } from '../solver/transaction-journal.js';
+import {
+  EntryNotHeldError,
+  type JournalEntry,
+  LeaseLostError,
+  type TransactionJournal,
+} from '../solver/transaction-journal.js';
 import type { RequestQuotedData } from '../requests/domain/request-events.js';
 import {
   type PermitParameters,
   permitDepositCalldata,
   verifyPermitSignature,
 } from '../quotes/domain/steps/permit.js';
+import { permitJobKey, permitMarginSeconds } from './permit-margin.js';
 import { permitsInFlight } from './permits-in-flight.js';
-
-/**
- * The least time a permit must have left before its `validBefore` when it is posted: a relayer transaction that
- * mines after it reverts, at the relayer's cost. Half the quote's lifetime when that is shorter.
- */
-export const PERMIT_VALIDITY_MARGIN_SECONDS = 60;
-
-/** The journal job of a request's permit deposit. */
-const permitJobKey = (requestId: string) => `permit:${requestId.toLowerCase()}`;
 
 /** The request stream of a request id. */
 const requestStream = (requestId: string) => `request-${requestId.toLowerCase()}`;
@@ -135,16 +132,19 @@ export class ExecuteService {
     throw new ApiError('CONFLICT', `Request ${requestId} is past its deposit`);
   }
 
-  /** The request's permit transaction already journaled and not dead (signed, broadcast or mined), if any. */
+  /**
+   * The request's permit transaction already journaled and not dead (signed, broadcast or mined), if any. Not the
+   * nonce filler of one abandoned (purpose `gap`, under the same job): that one deposits nothing.
+   */
   private async submitted(journal: TransactionJournal, requestId: string): Promise<JournalEntry | undefined> {
-    return (await journal.entriesOf(permitJobKey(requestId))).find((entry) =>
-      ['signed', 'broadcast', 'mined'].includes(entry.state),
+    return (await journal.entriesOf(permitJobKey(requestId))).find(
+      (entry) => entry.purpose === 'permit' && ['signed', 'broadcast', 'mined'].includes(entry.state),
     );
   }
 
   /** `CONFLICT` when the authorization expires too soon for the relayer to be sure it mines before then. */
   private refuseExpiring(parameters: PermitParameters): void {
-    const margin = Math.min(PERMIT_VALIDITY_MARGIN_SECONDS, this.config.quotes.quoteTtlSeconds / 2);
+    const margin = permitMarginSeconds(this.config.quotes.quoteTtlSeconds);
     const left = parameters.validBefore - this.clock.now().getTime() / 1000;
     if (left >= margin) return;
     throw new ApiError(
@@ -189,7 +189,8 @@ export class ExecuteService {
               async (tx) => {
                 await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
                 const { rowCount } = await tx.query(
-                  `SELECT 1 FROM solver_transactions WHERE job_key = $1 AND state IN ('signed', 'broadcast', 'mined')`,
+                  `SELECT 1 FROM solver_transactions
+                    WHERE job_key = $1 AND purpose = 'permit' AND state IN ('signed', 'broadcast', 'mined')`,
                   [key],
                 );
                 if (rowCount !== 0) return false;
@@ -236,8 +237,10 @@ export class ExecuteService {
         } catch (error) {
           if (!(error instanceof RequestDomainError)) throw error;
           // The request took a deposit meanwhile (one made directly, seen while this was prepared): the permit
-          // never leaves.
-          await journal.abandon(origin, entry);
+          // never leaves. The relayer's sweep may have abandoned it first (`HeldPermits`).
+          await journal.abandon(origin, entry).catch((abandonError: unknown) => {
+            if (!(abandonError instanceof EntryNotHeldError)) throw abandonError;
+          });
           throw new ApiError('CONFLICT', `Request ${requestId} is past its deposit: ${error.message}`);
         }
         await journal.release(origin, entry);

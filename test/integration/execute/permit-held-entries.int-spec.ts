@@ -6,7 +6,7 @@ import { DATABASE, type Database } from '../../../src/database/database.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { ChainClients, postJson, settlementEnv, waitFor } from '../../support/chain-clients.js';
 import { type Devnet, startDevnets } from '../../support/devnet.js';
-import { eventTypesOf, journalOf } from '../settlement/settlement-support.js';
+import { depositErc20For, eventTypesOf, journalOf } from '../settlement/settlement-support.js';
 
 interface PermitItem {
   readonly sign: {
@@ -175,6 +175,32 @@ describe('a relayer permit entry left held by a failed permit', () => {
     const receipt = await waitFor(() => receiptOf(entry.tx_hash), 'the held permit deposit to mine', 30_000);
     expect(receipt.status).toBe('success');
     await laterPermitMines();
+  });
+
+  it('a held deposit whose request took a direct deposit meanwhile is voided and its nonce filled, never sent', async () => {
+    const held = await signedPermit(2_000_000n);
+    const allow = await refuseDepositSubmitted('held_refuse_moved_on', held.id);
+    try {
+      expect((await held.execute()).code).toBeGreaterThanOrEqual(500);
+      const [{ tx_hash: heldHash }] = await journalOf(db, held.id);
+      // Anyone may deposit for any request id: the request now has a deposit, and refuses the permit's for good.
+      await depositErc20For(clients, a, held.id, a.deployment.usdc, 2_000_000n);
+
+      // The request's own fill (of the direct deposit) is journaled too: the solver's, not the relayer's.
+      const entries = (await settledEntry(held.id)).filter((entry) => entry.purpose !== 'fill');
+      expect(entries.map((entry) => [entry.purpose, entry.state])).toEqual([
+        ['permit', 'void'],
+        ['gap', expect.stringMatching(/^(broadcast|mined)$/)],
+      ]);
+      const filler = await waitFor(() => receiptOf(entries[1].tx_hash), 'the nonce filler to mine', 30_000);
+      expect(filler.status).toBe('success');
+      expect(await receiptOf(heldHash)).toBeNull();
+      expect(await clients.balanceOf(a.chainId, a.deployment.usdc, held.user)).toBe(2_000_000n);
+      // Posted again, it is refused: the filler journaled under the permit's job is not its deposit.
+      expect(await held.execute()).toMatchObject({ code: 409, body: { errorCode: 'CONFLICT' } });
+    } finally {
+      await allow();
+    }
   });
 
   it('a held deposit whose quote has expired is voided and its nonce filled, never sent', async () => {

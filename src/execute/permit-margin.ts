@@ -1,0 +1,17 @@
+/**
+ * The least time a permit must have left before its `validBefore` when the relayer sends it: a relayer transaction
+ * that mines after it reverts, at the relayer's cost. Half the quote's lifetime when that is shorter.
+ */
+export const PERMIT_VALIDITY_MARGIN_SECONDS = 60;
+
+/**
+ * The margin (`PERMIT_VALIDITY_MARGIN_SECONDS`) for quotes that live `quoteTtlSeconds`.
+ *
+ * @example permitMarginSeconds(600) // 60
+ */
+export function permitMarginSeconds(quoteTtlSeconds: number): number {
+  return Math.min(PERMIT_VALIDITY_MARGIN_SECONDS, quoteTtlSeconds / 2);
+}
+
+/** The journal job of a request's permit deposit. */
+export const permitJobKey = (requestId: string): string => `permit:${requestId.toLowerCase()}`;
