@@ -7,18 +7,9 @@ import type { Devnet } from '../../support/devnet.js';
 import type { TestDatabase } from '../../support/postgres.js';
 import { startProcessSuite, stopProcessSuite } from '../../support/process-suite.js';
 import { freePort, type Spawned, spawnNode } from '../../support/process.js';
+import { signPermit } from '../../support/permits.js';
 
 const MAIN = 'dist/src/main.js';
-
-interface PermitItem {
-  readonly sign: {
-    domain: Record<string, unknown>;
-    types: Record<string, { name: string; type: string }[]>;
-    primaryType: string;
-    value: Record<string, unknown>;
-  };
-  readonly post: { body: { kind: string; requestId: Hex } };
-}
 
 /**
  * `kill -9` of a real API process right after its relayer journaled a permit deposit (held, `signed`), before the
@@ -78,18 +69,11 @@ describe('a relayer killed between journaling a permit deposit and recording it'
       usePermit: true,
     });
     expect(quoted.status).toBe(200);
-    const quote = (await quoted.json()) as { steps: { items: { data: PermitItem }[] }[] };
-    const item = quote.steps[0].items[0].data;
-    const signature = await user.signTypedData({
-      domain: item.sign.domain,
-      types: item.sign.types,
-      primaryType: item.sign.primaryType,
-      message: item.sign.value,
-    });
+    const permit = await signPermit(await quoted.json(), user);
     return {
-      id: item.post.body.requestId,
-      user: user.address,
-      execute: (to: string) => post(to, `/execute/permits?signature=${signature}`, item.post.body),
+      id: permit.id,
+      user: permit.user,
+      execute: (to: string) => post(to, permit.path, permit.body),
     };
   };
   const journalOf = async (id: Hex) =>

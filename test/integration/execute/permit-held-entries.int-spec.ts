@@ -7,16 +7,7 @@ import { startTestApp, type TestApp } from '../../support/app.js';
 import { ChainClients, postJson, settlementEnv, waitFor } from '../../support/chain-clients.js';
 import { type Devnet, startDevnets } from '../../support/devnet.js';
 import { depositErc20For, eventTypesOf, journalOf } from '../settlement/settlement-support.js';
-
-interface PermitItem {
-  readonly sign: {
-    domain: Record<string, unknown>;
-    types: Record<string, { name: string; type: string }[]>;
-    primaryType: string;
-    value: Record<string, unknown>;
-  };
-  readonly post: { body: { kind: string; requestId: Hex } };
-}
+import { signPermit } from '../../support/permits.js';
 
 /**
  * A gasless permit whose `POST /execute/permits` failed after the relayer journaled its deposit (held, `signed`) and
@@ -60,18 +51,12 @@ describe('a relayer permit entry left held by a failed permit', () => {
       usePermit: true,
     });
     expect(code).toBe(200);
-    const item = (body as { steps: { items: { data: PermitItem }[] }[] }).steps[0].items[0].data;
-    const signature = await user.signTypedData({
-      domain: item.sign.domain,
-      types: item.sign.types,
-      primaryType: item.sign.primaryType,
-      message: item.sign.value,
-    });
+    const permit = await signPermit(body, user);
     return {
-      id: item.post.body.requestId,
+      id: permit.id,
       user: user.address,
-      validBefore: Number(item.sign.value.validBefore),
-      execute: () => postJson(app, `/execute/permits?signature=${signature}`, item.post.body),
+      validBefore: permit.validBefore,
+      execute: () => postJson(app, permit.path, permit.body),
     };
   };
   /** Makes the database refuse what `when` names (a trigger's WHEN on `table`) until `allow` drops it. */

@@ -9,16 +9,7 @@ import { type Devnet, startDevnets } from '../../support/devnet.js';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
 import { RpcProxy } from '../../support/rpc-proxy.js';
 import { depositErc20For, eventTypesOf, journalOf } from '../settlement/settlement-support.js';
-
-interface PermitItem {
-  readonly sign: {
-    domain: Record<string, unknown>;
-    types: Record<string, { name: string; type: string }[]>;
-    primaryType: string;
-    value: Record<string, unknown>;
-  };
-  readonly post: { body: { kind: string; requestId: Hex } };
-}
+import { signPermit } from '../../support/permits.js';
 
 /**
  * Attack: make Ferry's relayer pay for transactions that revert. A `usePermit` deposit costs its user nothing, the
@@ -80,17 +71,11 @@ describe('permits the relayer would pay to revert (attack)', () => {
       usePermit: true,
     });
     expect(code).toBe(200);
-    const item = (body as { steps: { items: { data: PermitItem }[] }[] }).steps[0].items[0].data;
-    const signature = await user.signTypedData({
-      domain: item.sign.domain,
-      types: item.sign.types,
-      primaryType: item.sign.primaryType,
-      message: item.sign.value,
-    });
+    const permit = await signPermit(body, user);
     return {
-      id: item.post.body.requestId,
-      validBefore: Number(item.sign.value.validBefore),
-      execute: () => postJson(app, `/execute/permits?signature=${signature}`, item.post.body),
+      id: permit.id,
+      validBefore: permit.validBefore,
+      execute: () => postJson(app, permit.path, permit.body),
     };
   };
   const refusedUntouched = async (db: Database, id: Hex) => {

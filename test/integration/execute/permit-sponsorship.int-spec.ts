@@ -27,22 +27,13 @@ import {
   journalOf,
   type Quote,
 } from '../settlement/settlement-support.js';
+import { signPermit } from '../../support/permits.js';
 
 const SPONSOR = freshRecipient(0x91).toLowerCase();
 /** A second sponsor with the same balance, for the hold a permit leaves behind. */
 const IDLE_SPONSOR = freshRecipient(0xa1).toLowerCase();
 /** The sponsor's balance: 1 bps of a 100 USDC bridge, less than one quote's fees. */
 const B = 10_000n;
-
-interface PermitItem {
-  readonly sign: {
-    domain: Record<string, unknown>;
-    types: Record<string, { name: string; type: string }[]>;
-    primaryType: string;
-    value: Record<string, unknown>;
-  };
-  readonly post: { body: { kind: string; requestId: Hex } };
-}
 
 /**
  * Attack: make Ferry's relayer and solver pay gas for sponsored requests that can never be filled. An API key whose
@@ -119,21 +110,14 @@ describe('sponsored gasless permits the sponsor cannot cover (attack)', () => {
     });
     expect(response.statusCode).toBe(200);
     const quote = response.json() as {
-      steps: { items: { data: PermitItem }[] }[];
       feeSponsorship: { quoted: { capHit: boolean; sponsoredTotal: { amount: string } } };
     };
     if (key) expect(BigInt(quote.feeSponsorship.quoted.sponsoredTotal.amount)).toBe(B);
-    const item = quote.steps[0].items[0].data;
-    const signature = await user.signTypedData({
-      domain: item.sign.domain,
-      types: item.sign.types,
-      primaryType: item.sign.primaryType,
-      message: item.sign.value,
-    });
+    const permit = await signPermit(quote, user);
     return {
-      id: item.post.body.requestId,
-      validBefore: Number(item.sign.value.validBefore),
-      execute: () => postJson(app, `/execute/permits?signature=${signature}`, item.post.body),
+      id: permit.id,
+      validBefore: permit.validBefore,
+      execute: () => postJson(app, permit.path, permit.body),
     };
   };
   const accountEvents = async (sponsor: string, type: string) =>

@@ -24,16 +24,7 @@ import {
   type Quote,
   depositNativeFor,
 } from './settlement-support.js';
-
-interface PermitItem {
-  readonly sign: {
-    domain: Record<string, unknown>;
-    types: Record<string, { name: string; type: string }[]>;
-    primaryType: string;
-    value: Record<string, unknown>;
-  };
-  readonly post: { body: Record<string, unknown> };
-}
+import { signPermit } from '../../support/permits.js';
 
 /**
  * The ways a solver gets robbed or pays twice, played against Ferry on two real local chains with real PostgreSQL:
@@ -258,20 +249,12 @@ describe('settlement under attack', () => {
       tradeType: 'EXACT_INPUT',
       usePermit: true,
     });
-    const item = (body as { steps: { items: { data: PermitItem }[] }[] }).steps[0].items[0].data;
-    const signature = await user.signTypedData({
-      domain: item.sign.domain,
-      types: item.sign.types,
-      primaryType: item.sign.primaryType,
-      message: item.sign.value,
-    });
-    const answers = await Promise.all(
-      [0, 1, 2].map(() => postJson(app, `/execute/permits?signature=${signature}`, item.post.body)),
-    );
+    const permit = await signPermit(body, user);
+    const answers = await Promise.all([0, 1, 2].map(() => postJson(app, permit.path, permit.body)));
     const hashes = new Set(answers.map((answer) => (answer.body as { txHash?: string }).txHash));
     expect(answers.map((answer) => answer.code)).toEqual([200, 200, 200]);
     expect(hashes.size).toBe(1);
-    const id = (item.post.body as { requestId: string }).requestId;
+    const id = permit.id;
     await statusIs(app, id, 'success');
     // One relayer transaction, settled by the journal's pump once it is in a block.
     await waitFor(async () => {
