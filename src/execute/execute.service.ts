@@ -13,7 +13,6 @@ import { DATABASE, type Database, type SqlExecutor } from '../database/database.
 import { AGGREGATE_SNAPSHOTS, type SnapshotStore } from '../event-store/aggregate-snapshots.js';
 import { EVENT_STORE, type EventStore, type RecordedEvent } from '../event-store/event-store.js';
 import { SponsorHolds } from '../app-fees/sponsor-holds.js';
-import { ExecuteRequestCommand } from '../requests/commands/execute-request.command.js';
 import { RequestDomainError } from '../requests/domain/request-decide.js';
 import { erc20Abi } from '../chains/abi/erc20.js';
 import { EvmClients } from '../solver/evm-clients.js';
@@ -30,7 +29,7 @@ import {
   permitDepositCalldata,
   verifyPermitSignature,
 } from '../quotes/domain/steps/permit.js';
-import { permitJobKey, permitMarginSeconds } from './permit-margin.js';
+import { permitJobKey, permitMarginSeconds, submitPermitDeposit } from './permit-deposit.js';
 import { permitsInFlight } from './permits-in-flight.js';
 
 /** The request stream of a request id. */
@@ -220,19 +219,7 @@ export class ExecuteService {
       if (entry.state === 'signed') {
         try {
           await this.commands.execute(
-            new ExecuteRequestCommand(
-              requestId,
-              {
-                type: 'SubmitDeposit',
-                data: {
-                  via: 'permit',
-                  chainId: origin.id,
-                  txHash: entry.txHash,
-                  submittedAt: this.clock.now().toISOString(),
-                },
-              },
-              { actor: 'execute' },
-            ),
+            submitPermitDeposit(requestId, origin.id, entry.txHash, this.clock.now()),
           );
         } catch (error) {
           if (!(error instanceof RequestDomainError)) throw error;

@@ -3,10 +3,10 @@ import type { ChainInfo } from '../chains/chain.js';
 import type { Clock } from '../common/clock.js';
 import type { Database } from '../database/database.js';
 import type { EventStore } from '../event-store/event-store.js';
-import { ExecuteRequestCommand } from '../requests/commands/execute-request.command.js';
 import { RequestDomainError } from '../requests/domain/request-decide.js';
 import type { RequestQuotedData } from '../requests/domain/request-events.js';
 import { EvmClients } from '../solver/evm-clients.js';
+import { submitPermitDeposit } from './permit-deposit.js';
 import { COLUMNS, type JournalRow, toEntry } from '../solver/journal-rows.js';
 import { isRevert } from '../solver/solver-job.js';
 import {
@@ -103,21 +103,7 @@ export class HeldPermits {
     if (validBefore - this.clock.now().getTime() / 1000 < this.options.marginSeconds) return false;
     if (!(await this.wouldMine(chain, entry))) return false;
     try {
-      await this.commands.execute(
-        new ExecuteRequestCommand(
-          requestId,
-          {
-            type: 'SubmitDeposit',
-            data: {
-              via: 'permit',
-              chainId: chain.id,
-              txHash: entry.txHash,
-              submittedAt: this.clock.now().toISOString(),
-            },
-          },
-          { actor: 'execute' },
-        ),
-      );
+      await this.commands.execute(submitPermitDeposit(requestId, chain.id, entry.txHash, this.clock.now()));
       return true;
     } catch (error) {
       if (error instanceof RequestDomainError) return false;

@@ -1,3 +1,5 @@
+import { ExecuteRequestCommand } from '../requests/commands/execute-request.command.js';
+
 /**
  * The least time a permit must have left before its `validBefore` when the relayer sends it: a relayer transaction
  * that mines after it reverts, at the relayer's cost. Half the quote's lifetime when that is shorter.
@@ -15,3 +17,19 @@ export function permitMarginSeconds(quoteTtlSeconds: number): number {
 
 /** The journal job of a request's permit deposit. */
 export const permitJobKey = (requestId: string): string => `permit:${requestId.toLowerCase()}`;
+
+/** `SubmitDeposit` of a request's permit deposit `txHash` on `chainId`, as the relayer's actor records it. */
+export const submitPermitDeposit = (
+  requestId: string,
+  chainId: number,
+  txHash: string,
+  submittedAt: Date,
+): ExecuteRequestCommand =>
+  new ExecuteRequestCommand(
+    requestId,
+    {
+      type: 'SubmitDeposit',
+      data: { via: 'permit', chainId, txHash, submittedAt: submittedAt.toISOString() },
+    },
+    { actor: 'execute' },
+  );
