@@ -1,7 +1,12 @@
 import type { ChainInfo } from '../chains/chain.js';
 import type { Database, SqlExecutor } from '../database/database.js';
 import { COLUMNS, type JournalRow, toEntry } from './journal-rows.js';
-import { EntryNotHeldError, LeaseLostError, type TransactionJournal } from './transaction-journal.js';
+import {
+  EntryNotHeldError,
+  type JournalEntry,
+  LeaseLostError,
+  type TransactionJournal,
+} from './transaction-journal.js';
 
 /** The row of `solver_jobs` a journal entry's `job_key` (`<kind>:<requestId>:<depositKey>`) names. */
 const JOB_OF = `j.request_id = split_part(%s, ':', 2) AND j.kind = split_part(%s, ':', 1)
@@ -15,7 +20,8 @@ const jobOf = (key: string) => JOB_OF.replaceAll('%s', key);
  * and checked still ended in that database transaction, so a job an operator retried meanwhile (`solver:retry`) keeps
  * its entry; one released meanwhile (by a worker that outlived its lease) is left to mine. Run when a job gives up,
  * for that job (`jobKey`), and by the solver's sweep loop for all (a crash between giving up and abandoning).
- * Only `journal`'s account's entries on `chains`. Other entries are tried when one fails; the first error is thrown
+ * Only `journal`'s account's entries on `chains`. `onAbandoned` runs after each entry voided (the solver records a
+ * refund voided so on its request: it never left). Other entries are tried when one fails; the first error is thrown
  * at the end. Returns how many it abandoned.
  */
 export async function abandonGivenUp(
@@ -23,6 +29,7 @@ export async function abandonGivenUp(
   journal: TransactionJournal,
   chains: readonly ChainInfo[],
   jobKey?: string,
+  onAbandoned?: (entry: JournalEntry) => Promise<void>,
 ): Promise<number> {
   const { rows } = await db.query<JournalRow>(
     `SELECT ${COLUMNS} FROM solver_transactions t
@@ -38,12 +45,16 @@ export async function abandonGivenUp(
     const chain = chains.find((candidate) => candidate.id === entry.chainId)!;
     try {
       await journal.abandon(chain, entry, ended(entry.jobKey!));
-      abandoned += 1;
     } catch (error) {
       // Released or abandoned by another instance meanwhile, or its job retried: not ours to abandon any more.
       if (error instanceof EntryNotHeldError || error instanceof LeaseLostError) continue;
       failure ??= error;
+      continue;
     }
+    abandoned += 1;
+    await onAbandoned?.(entry).catch((error: unknown) => {
+      failure ??= error;
+    });
   }
   if (failure !== null) throw failure;
   return abandoned;

@@ -11,8 +11,18 @@ import { isSamePayment, type JournalEntry, type PreparedTx } from './transaction
 
 export type RefundDeps = SolverJobDeps;
 
-/** A refund that cannot be sent now (RPC down, gas estimation failing): retried with backoff by the job queue. */
-export class RefundNotSent extends Error {}
+/**
+ * A refund that cannot be sent now (RPC down, gas estimation failing), or whose transaction is dead
+ * (`failedTxHash`: reverted or dropped): retried with backoff by the job queue.
+ */
+export class RefundNotSent extends Error {
+  constructor(
+    message: string,
+    readonly failedTxHash: string | null = null,
+  ) {
+    super(message);
+  }
+}
 
 const notSent = (error: unknown) =>
   new RefundNotSent(`${isRevert(error) ? 'would revert' : 'not sent'}: ${storedError(error)}`);
@@ -163,6 +173,7 @@ export class RefundJob {
       // replacement mining is the refund, whichever it was.
       throw new RefundNotSent(
         `refund ${refund.txHash} ${settlement.kind === 'mined' ? 'reverted' : 'dropped'}`,
+        refund.txHash,
       );
     }
     await this.deps.requests.record(job.requestId, {

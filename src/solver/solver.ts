@@ -22,7 +22,7 @@ import { FillJob } from './fill.js';
 import { RefundJob, RefundNotSent } from './refund.js';
 import { RequestCommands } from './request-commands.js';
 import { type ClaimedJob, jobKey, SolverJobs } from './solver-jobs.js';
-import { LeaseLostError, TransactionJournal } from './transaction-journal.js';
+import { type JournalEntry, LeaseLostError, TransactionJournal } from './transaction-journal.js';
 import { UnmatchedReturns } from './unmatched-returns.js';
 
 /** The solver's checkpoint row in `projection_checkpoints`. */
@@ -166,7 +166,7 @@ export class Solver {
       // Held entries of jobs that have ended: the abandon when a job gave up failed, or its process died first.
       followUntilAborted(
         signal,
-        () => abandonGivenUp(this.db, this.journal, evm).then(() => false),
+        () => abandonGivenUp(this.db, this.journal, evm, undefined, this.voided).then(() => false),
         idle,
         onError,
       ),
@@ -219,6 +219,22 @@ export class Solver {
     return claimed.length > 0;
   }
 
+  /**
+   * A refund voided unsent because its job ended (`abandonGivenUp`) may have been recorded as submitted: the request
+   * records it failed, so it does not show a refund in flight for ever.
+   */
+  private readonly voided = async (entry: JournalEntry): Promise<void> => {
+    if (entry.purpose === 'refund' && entry.requestId)
+      await this.refundNotSent(entry.requestId, entry.txHash);
+  };
+
+  private async refundNotSent(requestId: string, failedTxHash: string | null): Promise<void> {
+    await this.requests.record(requestId, {
+      type: 'RecordRefundFailure',
+      data: { refundFailReason: 'REFUND_NOT_SENT', failedTxHash, failedAt: this.clock.now().toISOString() },
+    });
+  }
+
   private jobOf(job: ClaimedJob): { run(job: ClaimedJob): Promise<'done' | 'later'> } {
     if (job.kind === 'fill') return this.fills;
     if (job.kind === 'refund') return this.refunds;
@@ -240,21 +256,15 @@ export class Solver {
       // A transaction it journaled and never released would hold back every later nonce of the key on its chain:
       // abandoned now (voided, its nonce filled); the sweep loop does it if this fails or the process dies first.
       if (gaveUp) {
-        await abandonGivenUp(this.db, this.journal, this.evmChains(), jobKey(job)).catch(
+        await abandonGivenUp(this.db, this.journal, this.evmChains(), jobKey(job), this.voided).catch(
           (abandonError: unknown) => this.options.onError?.(abandonError),
         );
       }
       // Told on the first attempt that fails to send, whichever attempt that is (an earlier one may have lost its
-      // lease or failed otherwise); the request records it once.
-      if (job.kind === 'refund' && error instanceof RefundNotSent) {
-        await this.requests.record(job.requestId, {
-          type: 'RecordRefundFailure',
-          data: {
-            refundFailReason: 'REFUND_NOT_SENT',
-            failedTxHash: null,
-            failedAt: this.clock.now().toISOString(),
-          },
-        });
+      // lease or failed otherwise), and when the job gives up, whatever stopped it: the refund will not be sent
+      // until an operator retries it. The request records it once, and each dead refund transaction once.
+      if (job.kind === 'refund' && (error instanceof RefundNotSent || gaveUp)) {
+        await this.refundNotSent(job.requestId, error instanceof RefundNotSent ? error.failedTxHash : null);
       }
       this.options.onError?.(error);
     }

@@ -209,10 +209,19 @@ export function decide(state: RequestState, command: RequestCommand): Decided[] 
     case 'RecordRefundFailure': {
       // A skipped refund is decided: a late failure of an attempt from before the skip changes nothing.
       if (state.status === 'failure' && state.refundSkipped) return [];
-      // A refund that could not be sent is told once, however many of its retries fail the same way.
+      // A dead refund transaction is told once; so is a refund that could not be sent, however many of its retries
+      // fail the same way. A transaction of it found dead later (reverted, dropped, or voided unsent when its job
+      // gave up) is still told, so the record shows that refund failed rather than in flight for ever.
+      const failedTx = command.data.failedTxHash?.toLowerCase() ?? null;
+      if (failedTx !== null && state.refundsFailed.includes(failedTx)) return [];
       const notSent = command.data.refundFailReason === 'REFUND_NOT_SENT';
-      if (notSent && state.status === 'failure' && state.refundFailReason === 'REFUND_NOT_SENT') return [];
-      return allow(state, new RefundFailed(command.data));
+      const toldNotSent = state.status === 'failure' && state.refundFailReason === 'REFUND_NOT_SENT';
+      if (notSent && toldNotSent && failedTx === null) return [];
+      return allow(
+        state,
+        new RefundFailed(command.data),
+        failedTx === null ? undefined : `${state.requestId}:refund-failed:${failedTx}`,
+      );
     }
     case 'SkipRefund': {
       if (state.status === 'failure' && state.refundSkipped) return [];

@@ -61,6 +61,8 @@ interface Quoted {
   readonly expiredReason: string | null;
   readonly supersededByRequestId: string | null;
   readonly refundsSubmitted: readonly TxKey[];
+  /** Refund transactions recorded dead (RefundFailed with a `failedTxHash`, lowercased): each is told once. */
+  readonly refundsFailed: readonly string[];
   /** When the request last changed: deadlines for in-flight steps count from here. */
   readonly updatedAt: string;
 }
@@ -183,9 +185,12 @@ export function evolve(state: RequestState, event: RequestEvent): RequestState {
       } as Refunded;
     }
     case 'RefundFailed': {
-      const e = event as RequestEvent & { refundFailReason: string };
+      const e = event as RequestEvent & { refundFailReason: string; failedTxHash: string | null };
       const failReason = state.status === 'failure' ? state.failReason : 'REFUND_REQUIRED';
-      return failed(base, depositOf(state), failReason, e.refundFailReason);
+      const refundsFailed = e.failedTxHash
+        ? [...(base.refundsFailed ?? []), e.failedTxHash.toLowerCase()]
+        : base.refundsFailed;
+      return failed({ ...base, refundsFailed }, depositOf(state), failReason, e.refundFailReason);
     }
     case 'RefundSkipped': {
       const e = event as RefundSkipped;
@@ -247,6 +252,7 @@ function quoted(e: RequestQuoted): Waiting {
     expiredReason: null,
     supersededByRequestId: null,
     refundsSubmitted: [],
+    refundsFailed: [],
     updatedAt: e.quotedAt,
     firstDepositDetectedAt: null,
   };

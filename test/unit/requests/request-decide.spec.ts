@@ -238,7 +238,7 @@ describe('Request decisions', () => {
     });
   });
 
-  it('tells a refund that could not be sent once, however many retries fail the same way; a reverted one each time', () => {
+  it('tells a refund that could not be sent once, however many retries fail the same way; each dead refund transaction once', () => {
     const refundFailure = (refundFailReason: string, failedTxHash: string | null): RequestCommand => ({
       type: 'RecordRefundFailure',
       data: { refundFailReason, failedTxHash, failedAt: '2026-11-01T00:02:00.000Z' },
@@ -248,7 +248,12 @@ describe('Request decisions', () => {
     given(quoted, detect, confirm, failFill, notSent).when(notSent).then();
     const reverted = refundFailure('REFUND_REVERTED', `0x${'ee'.repeat(32)}`);
     given(quoted, detect, confirm, failFill, notSent).when(reverted).then('RefundFailed');
-    given(quoted, detect, confirm, failFill, reverted).when(reverted).then('RefundFailed');
+    given(quoted, detect, confirm, failFill, reverted).when(reverted).then();
+    // A refund voided unsent when its job gave up, after the first failure was told: that transaction is told too.
+    const voided = refundFailure('REFUND_NOT_SENT', `0x${'dd'.repeat(32)}`);
+    given(quoted, detect, confirm, failFill, notSent).when(voided).then('RefundFailed');
+    given(quoted, detect, confirm, failFill, notSent, voided).when(voided).then();
+    given(quoted, detect, confirm, failFill, notSent, voided).when(notSent).then();
   });
 
   describe('a refund skipped as dust (AMOUNT_TOO_LOW_TO_REFUND)', () => {
