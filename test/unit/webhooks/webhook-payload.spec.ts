@@ -167,11 +167,14 @@ describe('buildStatusPayload', () => {
     });
   });
 
-  it('announces no change for a refund skipped as dust (the status stays failure); a payload after it carries the reason', () => {
+  it('announces a refund skipped as dust while the status stays failure, once, carrying the reason (decision 0032)', () => {
     const stream = events(paths.refundSkipped);
     const announced = statusChanges(stream, () => true);
-    expect(announced.map((change) => change.event.type)).not.toContain('RefundSkipped');
-    expect(announced.at(-1)!.event.type).toBe('FillFailed');
+    expect(announced.slice(-2).map((change) => [change.event.type, change.record.v3.status])).toEqual([
+      ['FillFailed', 'failure'],
+      ['RefundSkipped', 'failure'],
+    ]);
+    expect(announced.filter((change) => change.event.type === 'RefundSkipped')).toHaveLength(1);
     expect(payloadAfter(paths.refundSkipped).data).toMatchObject({
       status: 'failure',
       failReason: 'FILL_REVERTED',
