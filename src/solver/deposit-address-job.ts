@@ -9,14 +9,18 @@ import type {
   RequestQuotedData,
 } from '../requests/domain/request-events.js';
 import type { RequestStatus } from '../requests/domain/request-status.js';
-import { DustUnknown, isDust } from './dust.js';
+import { DustUnknown, isPaymentDust } from './dust.js';
 import { readRequestFacts } from './request-facts.js';
 import { isRevert, type JobOutcome, type SolverJobDeps, storedError } from './solver-job.js';
 import { type ClaimedJob, jobKey } from './solver-jobs.js';
-import { isSamePayment, type JournalEntry, type TxIntent } from './transaction-journal.js';
+import { isSamePayment, type JournalEntry, type PreparedTx, type TxIntent } from './transaction-journal.js';
 
-/** Gas a `giveBack` takes at most (deploying the receiver and a transfer), for the dust threshold. */
-const GIVE_BACK_GAS = 150_000n;
+/**
+ * The least gas a give-back is weighed at, whatever its estimate says (also when the estimate fails: it would revert):
+ * it deploys the receiver before it pays.
+ */
+const GIVE_BACK_FLOOR_GAS = 150_000n;
+const NATIVE = '0x0000000000000000000000000000000000000000';
 
 /** A sweep or give-back that cannot be sent now (RPC down, or it would revert: the funds were recovered). */
 export class DepositAddressTxNotSent extends Error {}
@@ -61,21 +65,32 @@ export class DepositAddressJob {
       if (!entry) {
         const plan = this.plan(job, facts);
         if (!plan) return 'done' as const;
+        const notSent = (error: unknown) =>
+          new DepositAddressTxNotSent(
+            `${plan.purpose} ${isRevert(error) ? 'would revert' : 'not sent'}: ${storedError(error)}`,
+          );
+        // Estimated once: a give-back is weighed at the gas it would be signed with, and signed with it.
+        let prepared: PreparedTx | null = null;
+        let unprepared: unknown;
+        try {
+          prepared = await this.deps.journal.prepare(origin, plan.intent);
+        } catch (error) {
+          unprepared = error;
+        }
         // A token is dust too when worth less than the gas: else one unit per transfer drains the solver.
-        if (plan.purpose === 'give-back' && (await this.dust(origin, plan.amount, plan.token))) {
+        if (plan.purpose === 'give-back' && (await this.dust(origin, plan.amount, plan.token, prepared))) {
           return 'done' as const;
         }
+        if (!prepared) throw notSent(unprepared);
         try {
-          entry = await this.deps.journal.record(
+          entry = await this.deps.journal.recordPrepared(
             origin,
-            plan.intent,
+            prepared,
             { purpose: plan.purpose, jobKey: jobKey(job), requestId: facts.quote.requestId },
             this.deps.jobs.guard(job),
           );
         } catch (error) {
-          throw new DepositAddressTxNotSent(
-            `${plan.purpose} ${isRevert(error) ? 'would revert' : 'not sent'}: ${storedError(error)}`,
-          );
+          throw notSent(error);
         }
         failpoint('sweep:after-record');
       }
@@ -156,13 +171,21 @@ export class DepositAddressJob {
 
   /**
    * Whether giving `amount` back would cost the solver more gas than it returns: then it is not sent, so nobody can
-   * drain the solver with dust transfers to a deposit address. The funds stay at the address for its recovery
-   * address to pull (docs/deposit-addresses.md). A token is compared with the gas by their USD prices; one that
-   * cannot be priced now is not sent now (the job retries), rather than sent at any cost.
+   * drain the solver with dust transfers to a deposit address. The gas is the give-back's own estimate as the
+   * journal would sign it (`prepared`, `gasLimitOf`), as for refunds (decision 0024): the recipient is an address a
+   * user chose, and a contract there may burn gas on receipt (up to `GIVE_BACK_GAS_CAP`); never less than
+   * `GIVE_BACK_FLOOR_GAS`. The funds stay at the address for its recovery address to pull
+   * (docs/deposit-addresses.md). A token is compared with the gas by their USD prices; one that cannot be priced now
+   * is not sent now (the job retries), rather than sent at any cost.
    */
-  private async dust(origin: ChainInfo, amount: bigint, token: Address | null): Promise<boolean> {
+  private async dust(
+    origin: ChainInfo,
+    amount: bigint,
+    token: Address | null,
+    prepared: PreparedTx | null,
+  ): Promise<boolean> {
     try {
-      return await isDust(this.deps, origin, amount, token, GIVE_BACK_GAS);
+      return await isPaymentDust(this.deps, origin, amount, token ?? NATIVE, prepared, GIVE_BACK_FLOOR_GAS);
     } catch (error) {
       if (error instanceof DustUnknown) throw new DepositAddressTxNotSent(`give-back of ${error.message}`);
       throw error;

@@ -57,8 +57,9 @@ export async function isDust(
  * would sign it with (`gasLimitOf` its estimate in `prepared`, what `journal.prepare` read): the recipient is an
  * address a user chose, and a contract there may burn all of it on receipt, up to `PAYMENT_GAS_CAP`. Never less than
  * a plain transfer's gas (30,000 native, 70,000 for a token), the rule's floor; `prepared` null (not estimated: it
- * would revert) weighs at the floor alone, so dust is still not sent, rather than retried. Throws DustUnknown as
- * isDust does.
+ * would revert) weighs at the floor alone, so dust is still not sent, rather than retried. `floorGas` replaces that
+ * floor for a payment that is more than a transfer (a deposit-address give-back deploys a receiver first). Throws
+ * DustUnknown as isDust does.
  *
  * @example if (await isPaymentDust(deps, chain, amount, currency, await journal.prepare(chain, intent))) skip();
  */
@@ -68,9 +69,10 @@ export function isPaymentDust(
   amount: bigint,
   currency: string,
   prepared: Pick<PreparedTx, 'gas'> | null,
+  floorGas?: bigint,
 ): Promise<boolean> {
   const native = isNativeAddress(currency);
-  const floor = PAYMENT_GAS[native ? 'native' : 'token'];
+  const floor = floorGas ?? PAYMENT_GAS[native ? 'native' : 'token'];
   const limit = prepared ? gasLimitOf(prepared.gas) : 0n;
   return isDust(deps, chain, amount, native ? null : (currency as Address), limit > floor ? limit : floor);
 }

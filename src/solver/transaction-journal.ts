@@ -57,21 +57,33 @@ export interface JournalEntry extends TxIntent {
 export const PAYMENT_GAS_CAP = 150_000n;
 
 /**
+ * A deposit-address give-back deploys the address's receiver (about 200,000 gas) and pays an address a user chose
+ * (`refundTo`, or the transfer's sender): its recipient may burn what a payment's may, and no more.
+ */
+export const GIVE_BACK_GAS_CAP = 400_000n;
+
+/**
  * The gas limit a transaction estimated at `estimate` is signed with: a fifth more, for state that changes before it
  * mines. What the transaction may burn, and so what it may cost (a recipient contract can burn all of it).
  */
 export const gasLimitOf = (estimate: bigint): bigint => (estimate * 12n) / 10n;
-const CAPPED_PAYMENTS: ReadonlySet<TxPurpose> = new Set(['refund', 'return', 'claim']);
+const GAS_CAPS: ReadonlyMap<TxPurpose, bigint> = new Map([
+  ['refund', PAYMENT_GAS_CAP],
+  ['return', PAYMENT_GAS_CAP],
+  ['claim', PAYMENT_GAS_CAP],
+  ['give-back', GIVE_BACK_GAS_CAP],
+]);
 
-/** A payment to a user's address needs more gas than `PAYMENT_GAS_CAP`: nothing was signed or stored. */
+/** A payment to a user's address needs more gas than its cap (`PAYMENT_GAS_CAP`): nothing was signed or stored. */
 export class PaymentGasTooHigh extends Error {
   constructor(
     readonly purpose: TxPurpose,
     readonly to: string,
     readonly gas: bigint,
+    cap: bigint = PAYMENT_GAS_CAP,
   ) {
     super(
-      `the ${purpose} to ${to} needs ${gas} gas, more than the ${PAYMENT_GAS_CAP} a payment to a user's address may use`,
+      `the ${purpose} to ${to} needs ${gas} gas, more than the ${cap} a payment to a user's address may use`,
     );
     this.name = 'PaymentGasTooHigh';
   }
@@ -224,8 +236,9 @@ export class TransactionJournal {
     meta: EntryMeta,
     guard?: (tx: SqlExecutor) => Promise<boolean>,
   ): Promise<JournalEntry> {
-    if (CAPPED_PAYMENTS.has(meta.purpose) && gasLimitOf(prepared.gas) > PAYMENT_GAS_CAP) {
-      throw new PaymentGasTooHigh(meta.purpose, prepared.intent.to, prepared.gas);
+    const cap = GAS_CAPS.get(meta.purpose);
+    if (cap !== undefined && gasLimitOf(prepared.gas) > cap) {
+      throw new PaymentGasTooHigh(meta.purpose, prepared.intent.to, prepared.gas, cap);
     }
     const [entry] = await this.recordMany(
       chain,
