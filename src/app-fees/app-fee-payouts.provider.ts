@@ -9,6 +9,7 @@ import { DATABASE, type Database } from '../database/database.js';
 import { AggregateRepository } from '../event-store/aggregate-repository.js';
 import { EvmClients } from '../solver/evm-clients.js';
 import { TransactionJournal } from '../solver/transaction-journal.js';
+import { quotePriceSource } from '../quotes/quote-price-source.js';
 import { ClaimPayouts } from './claim-payouts.js';
 
 /**
@@ -38,7 +39,10 @@ export class AppFeePayoutsProvider {
       solver && solver.address === address
         ? solver.journal
         : new TransactionJournal(this.db, new EvmClients(), privateKeyToAccount(key));
-    this.payouts = new ClaimPayouts(journal, this.config.chains, this.accounts, this.clock);
+    this.payouts = new ClaimPayouts(journal, this.config.chains, this.accounts, this.clock, {
+      clients: new EvmClients(),
+      prices: quotePriceSource(this.config, this.clock),
+    });
     return this.payouts;
   }
 }

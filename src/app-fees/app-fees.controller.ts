@@ -38,9 +38,14 @@ export class AppFeesController {
   @ApiResponse({
     status: 400,
     description:
-      'INVALID_INPUT, INVALID_ADDRESS, UNSUPPORTED_CHAIN, UNSUPPORTED_CURRENCY, NOTHING_TO_CLAIM, CLAIM_BELOW_FEE',
+      'INVALID_INPUT, INVALID_ADDRESS, UNSUPPORTED_CHAIN, UNSUPPORTED_CURRENCY, NOTHING_TO_CLAIM, CLAIM_BELOW_FEE, ' +
+      'CLAIM_BELOW_GAS (the payout would be worth less than its gas: nothing opened)',
   })
-  @ApiResponse({ status: 503, description: 'CHAIN_NOT_CONFIGURED: no RPC for the payout chain' })
+  @ApiResponse({
+    status: 503,
+    description:
+      'CHAIN_NOT_CONFIGURED: no RPC for the payout chain; SERVICE_UNAVAILABLE: the payout cannot be weighed against its gas now',
+  })
   claim(@Param('address') address: string, @Body() body: ClaimAppFeesDto): Promise<{ steps: unknown[] }> {
     return this.appFees.claim(address, body);
   }

@@ -16,6 +16,7 @@ import { EvmClients } from '../solver/evm-clients.js';
 import { balanceAmount } from './app-fee-amount.js';
 import { AppFeePayoutsProvider } from './app-fee-payouts.provider.js';
 import type { ClaimAppFeesDto } from './claim-app-fees.dto.js';
+import { claimBelowGasError, refuseClaimBelowGas } from './claim-gas.js';
 import type { ClaimPayouts, PayoutOutcome } from './claim-payouts.js';
 import { AppFeeDomainError, type ClaimPayoutTerms, openClaim } from './domain/app-fee-account-decide.js';
 import type { AppFeeClaimOpenedData } from './domain/app-fee-account-events.js';
@@ -128,7 +129,7 @@ export class AppFeesService {
    */
   async claim(address: string, body: ClaimAppFeesDto): Promise<{ steps: unknown[] }> {
     const owner = claimAddress(address);
-    this.treasury();
+    const payouts = this.treasury();
     const terms = await this.termsOf(owner, body);
     const claimId = bytesToHex(randomBytes(32));
     const at = this.clock.now();
@@ -137,6 +138,7 @@ export class AppFeesService {
     const opened = domainErrorsAsApi(() =>
       openClaim(account.state, { claimId, terms, at: at.toISOString(), expiresAt }, owner),
     );
+    await refuseClaimBelowGas(payouts, opened.event);
     const { type, schemaVersion } = eventTypeOf(opened.event);
     await this.store.appendToStream(
       appFeeClaimStreamId(claimId),
@@ -227,6 +229,7 @@ export class AppFeesService {
       this.config.appFees.payoutWaitMs,
     );
     if (outcome.status === 'failed') {
+      if (outcome.belowGas) throw claimBelowGasError(account.state.claims[id]);
       throw new ApiError(
         'CLAIM_PAYOUT_FAILED',
         `Claim ${claimId} was not paid; the balance is claimable again`,

@@ -5,6 +5,7 @@ import type { AggregateRepository } from '../event-store/aggregate-repository.js
 import { transferIntent } from '../solver/payments.js';
 import { message } from '../solver/solver-job.js';
 import { isSamePayment, type JournalEntry, type TransactionJournal } from '../solver/transaction-journal.js';
+import { ClaimBelowGas, type ClaimGasDeps, type ClaimPayoutOf, isClaimPayoutDust } from './claim-gas.js';
 import { type AppFeeAccountCommand, AppFeeDomainError } from './domain/app-fee-account-decide.js';
 import { AppFeeAccountAggregate } from './domain/app-fee-account.aggregate.js';
 import type { ClaimState } from './domain/app-fee-account-state.js';
@@ -15,6 +16,7 @@ const LIVE = ['signed', 'broadcast', 'mined'];
 interface NotSent {
   readonly reason: string;
   readonly txHash: string | null;
+  readonly belowGas?: true;
 }
 
 /**
@@ -32,7 +34,13 @@ export const claimJobKey = (claimId: string): string => `claim:${claimId.toLower
 export type PayoutOutcome =
   | { readonly status: 'paid'; readonly txHash: string }
   | { readonly status: 'submitted'; readonly txHash: string }
-  | { readonly status: 'failed'; readonly txHash: string | null; readonly reason: string };
+  | {
+      readonly status: 'failed';
+      readonly txHash: string | null;
+      readonly reason: string;
+      /** Not sent: worth less than its gas (`CLAIM_BELOW_GAS`). */
+      readonly belowGas?: true;
+    };
 
 /**
  * Pays authorized claims from the treasury key, each through the transaction journal: recorded (nonce reserved,
@@ -46,10 +54,33 @@ export class ClaimPayouts {
     private readonly chains: ChainRegistry,
     private readonly accounts: AggregateRepository,
     private readonly clock: Clock,
+    /** Weighs payouts against their gas (`CLAIM_BELOW_GAS`); without it every payout is sent. */
+    private readonly gas?: ClaimGasDeps,
   ) {}
 
   get treasury(): Address {
     return this.journal.address;
+  }
+
+  /**
+   * Whether the payout of a claim opened on these terms is worth its gas (`isClaimPayoutDust`), estimated from the
+   * treasury without reading its nonce or fees: opening a claim needs no signature. Throws DustUnknown when it cannot
+   * be weighed now.
+   */
+  async worthItsGas(claim: ClaimPayoutOf & { readonly recipient: string; readonly claimId: string }) {
+    if (!this.gas) return true;
+    const chain = this.chains.chain(claim.chainId);
+    const intent = transferIntent(
+      claim.currency,
+      claim.recipient,
+      BigInt(claim.payoutAmount),
+      claim.claimId as Hex,
+    );
+    const gas = await this.gas.clients
+      .of(chain)
+      .estimateGas({ account: this.treasury, ...intent })
+      .catch(() => null);
+    return !(await isClaimPayoutDust(this.gas, chain, claim, gas === null ? null : { gas }));
   }
 
   /**
@@ -73,9 +104,20 @@ export class ClaimPayouts {
         // An attempt that reverted or was dropped is dead: the claim fails rather than paying a second time.
         if (entries.length > 0) return dead(entries);
         try {
-          entry = await this.journal.record(
+          const intent = transferIntent(
+            claim.currency,
+            claim.recipient,
+            BigInt(claim.payoutAmount),
+            claim.claimId as Hex,
+          );
+          const prepared = await this.journal.prepare(chain, intent);
+          // Weighed at the gas it would be signed with (gas may have risen since the claim was opened).
+          if (this.gas && (await isClaimPayoutDust(this.gas, chain, claim, prepared))) {
+            throw new ClaimBelowGas(claim);
+          }
+          entry = await this.journal.recordPrepared(
             chain,
-            transferIntent(claim.currency, claim.recipient, BigInt(claim.payoutAmount), claim.claimId as Hex),
+            prepared,
             { purpose: 'claim', jobKey: key, requestId: claim.claimId },
             async (tx) => {
               await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
@@ -93,6 +135,8 @@ export class ClaimPayouts {
           entry = now.find((candidate) => LIVE.includes(candidate.state));
           if (!entry) {
             if (now.length > 0) return dead(now);
+            if (error instanceof ClaimBelowGas)
+              return { reason: error.message, txHash: null, belowGas: true };
             return { reason: `payout not sent: ${message(error)}`, txHash: null };
           }
         }
@@ -113,7 +157,8 @@ export class ClaimPayouts {
     });
     if (!('id' in sent)) {
       try {
-        return await this.fail(address, claim, sent.reason, sent.txHash);
+        const failed = await this.fail(address, claim, sent.reason, sent.txHash);
+        return sent.belowGas ? { ...failed, belowGas: true } : failed;
       } catch (error) {
         // Refused: another instance journaled and submitted this claim's payout after this attempt looked (its
         // outcome decides the claim). Drive that payout instead, once.
@@ -151,7 +196,7 @@ export class ClaimPayouts {
     claim: ClaimState,
     reason: string,
     txHash: string | null,
-  ): Promise<PayoutOutcome> {
+  ): Promise<Extract<PayoutOutcome, { status: 'failed' }>> {
     await this.record(address, {
       type: 'RecordClaimFailure',
       data: { claimId: claim.claimId, reason: reason.slice(0, 500), txHash, at: this.now() },

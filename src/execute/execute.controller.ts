@@ -37,7 +37,8 @@ export class ExecuteController {
   @ApiResponse({
     status: 400,
     description:
-      'INVALID_INPUT, INVALID_SIGNATURE, UNSUPPORTED_OPTION, CHAIN_RPC_UNAVAILABLE (the origin RPC failed: nothing sent)',
+      'INVALID_INPUT, INVALID_SIGNATURE, UNSUPPORTED_OPTION, CHAIN_RPC_UNAVAILABLE (the origin RPC failed: nothing sent), ' +
+      'CLAIM_BELOW_GAS (a claim whose payout is now worth less than its gas: nothing paid, the balance claimable again)',
   })
   @ApiResponse({
     status: 409,

@@ -142,6 +142,11 @@ export const ERROR_CODES = {
     description:
       'The app-fee balance does not cover the app-balance fee of claiming on that chain or in that currency (`errorData.fee`, USDC units); claim on the base chain in USDC, which is free.',
   },
+  CLAIM_BELOW_GAS: {
+    status: 400,
+    description:
+      "The claim's payout (`errorData.payoutAmount`, smallest unit of `errorData.currency` on `errorData.chainId`) is worth less than the gas Ferry's treasury would pay to send it (the payout's estimated gas at the chain's gas price, cut to its fee cap). Refused when the claim is opened (nothing is opened) and again when it is signed, if gas rose meanwhile (nothing is paid; the balance stays claimable). Claim once the balance has grown, or on a chain where gas costs less.",
+  },
   CLAIM_EXPIRED: {
     status: 409,
     description:

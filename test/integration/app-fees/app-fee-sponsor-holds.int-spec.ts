@@ -2,6 +2,8 @@ import type { Address, Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ApiKeysService } from '../../../src/api-keys/api-keys.service.js';
 import type { AppFeeSponsorshipPaidData } from '../../../src/app-fees/domain/app-fee-account-events.js';
+import { AppFeeAccountAggregate } from '../../../src/app-fees/domain/app-fee-account.aggregate.js';
+import { AggregateRepository } from '../../../src/event-store/aggregate-repository.js';
 import { EVENT_STORE, type EventStore } from '../../../src/event-store/event-store.js';
 import { startTestApp, type TestApp, waitForProjections } from '../../support/app.js';
 import {
@@ -19,6 +21,8 @@ const SPONSOR = freshRecipient(0x71).toLowerCase();
 const CLAIMER = privateKeyToAccount(`0x${'79'.repeat(32)}`);
 /** The balance each sponsor earns: 1 bps of a 100 USDC bridge, less than one quote's fees. */
 const B = 10_000n;
+/** What the claimer earns after its quote, so its claim is worth its payout's gas. */
+const EXTRA = 1_000_000n;
 
 interface SponsoredQuote extends Quote {
   feeSponsorship: { quoted: { capHit: boolean; sponsoredTotal: { amount: string } } };
@@ -180,6 +184,23 @@ describe('sponsorship over-commitment (attack)', () => {
       recipients: [recipient],
       quotes: [quote],
     } = await sponsoredQuotes(key, 1, 0x7a);
+    // Its balance grows by a later app fee (1 USDC) before it claims: a claim of B (0.01 USDC) alone is worth less
+    // than its payout's gas, refused (CLAIM_BELOW_GAS, app-fee-claim-gas.int-spec.ts).
+    await app.app.get(AggregateRepository).execute(
+      () => new AppFeeAccountAggregate(CLAIMER.address),
+      (account) =>
+        account.handle({
+          type: 'AccrueAppFee',
+          data: {
+            requestId: `0x${'7b'.repeat(32)}`,
+            amount: EXTRA.toString(),
+            amountUsd: '1',
+            usdcPrice: '1',
+            accruedAt: new Date().toISOString(),
+            source: { commit: '999999999999', prepare: '999999999999' },
+          },
+        }),
+    );
     // The sponsor claims its whole balance, signed, and is paid on the base chain.
     const opened = await postJson(app, `/app-fees/${CLAIMER.address}/claim`, {
       chainId: b.chainId,
@@ -193,7 +214,7 @@ describe('sponsorship over-commitment (attack)', () => {
       requestId: claimId,
     });
     expect(paid.body).toMatchObject({ status: 'paid' });
-    expect(await usdcOf(b, CLAIMER.address)).toBe(B);
+    expect(await usdcOf(b, CLAIMER.address)).toBe(B + EXTRA);
 
     await deposit(clients, a, quote);
     expect(await ended(quote.protocol.v2.orderId)).toBe('refund');
