@@ -23,6 +23,7 @@ import {
   toEntry,
 } from './journal-rows.js';
 import { JournalSettlement } from './journal-settlement.js';
+import { gasCapOf, gasLimitOf, PaymentGasTooHigh } from './payment-gas.js';
 
 export type TxPurpose =
   'fill' | 'refund' | 'return' | 'cancel' | 'gap' | 'approve' | 'permit' | 'sweep' | 'give-back' | 'claim';
@@ -48,46 +49,7 @@ export interface JournalEntry extends TxIntent {
   readonly state: TxState;
 }
 
-/**
- * Payments to an address a user chose (a refund's `refundTo` or depositor, an unmatched deposit's depositor, a claim's
- * recipient) are plain transfers: a few tens of thousands of gas, whatever the recipient. One whose estimate needs more
- * than this is refused before it is signed: a recipient contract that burns gas on receipt would otherwise make the
- * solver pay up to a block's gas for each of them (a refund costs its user nothing).
- */
-export const PAYMENT_GAS_CAP = 150_000n;
-
-/**
- * A deposit-address give-back deploys the address's receiver (about 200,000 gas) and pays an address a user chose
- * (`refundTo`, or the transfer's sender): its recipient may burn what a payment's may, and no more.
- */
-export const GIVE_BACK_GAS_CAP = 400_000n;
-
-/**
- * The gas limit a transaction estimated at `estimate` is signed with: a fifth more, for state that changes before it
- * mines. What the transaction may burn, and so what it may cost (a recipient contract can burn all of it).
- */
-export const gasLimitOf = (estimate: bigint): bigint => (estimate * 12n) / 10n;
-const GAS_CAPS: ReadonlyMap<TxPurpose, bigint> = new Map([
-  ['refund', PAYMENT_GAS_CAP],
-  ['return', PAYMENT_GAS_CAP],
-  ['claim', PAYMENT_GAS_CAP],
-  ['give-back', GIVE_BACK_GAS_CAP],
-]);
-
-/** A payment to a user's address needs more gas than its cap (`PAYMENT_GAS_CAP`): nothing was signed or stored. */
-export class PaymentGasTooHigh extends Error {
-  constructor(
-    readonly purpose: TxPurpose,
-    readonly to: string,
-    readonly gas: bigint,
-    cap: bigint = PAYMENT_GAS_CAP,
-  ) {
-    super(
-      `the ${purpose} to ${to} needs ${gas} gas, more than the ${cap} a payment to a user's address may use`,
-    );
-    this.name = 'PaymentGasTooHigh';
-  }
-}
+export { gasLimitOf, GIVE_BACK_GAS_CAP, PAYMENT_GAS_CAP, PaymentGasTooHigh } from './payment-gas.js';
 
 /** How a journaled transaction ended, as far as the chain says now. */
 export type Settlement =
@@ -236,8 +198,8 @@ export class TransactionJournal {
     meta: EntryMeta,
     guard?: (tx: SqlExecutor) => Promise<boolean>,
   ): Promise<JournalEntry> {
-    const cap = GAS_CAPS.get(meta.purpose);
-    if (cap !== undefined && gasLimitOf(prepared.gas) > cap) {
+    const cap = gasCapOf(meta.purpose);
+    if (cap !== null && gasLimitOf(prepared.gas) > cap) {
       throw new PaymentGasTooHigh(meta.purpose, prepared.intent.to, prepared.gas, cap);
     }
     const [entry] = await this.recordMany(
