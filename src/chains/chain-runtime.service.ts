@@ -16,7 +16,7 @@ import { EVENT_STORE, type EventStore } from '../event-store/event-store.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import { followUntilAborted, sleepUnlessAborted } from '../common/follow-loop.js';
 import { HeldPermits } from '../execute/held-permits.js';
-import { permitMarginSeconds } from '../execute/permit-margin.js';
+import { permitMarginSeconds } from '../execute/permit-deposit.js';
 import { oracleGateway } from '../oracle/client/oracle-gateway-factory.js';
 import { AttestationService } from '../oracle/attestation.service.js';
 import { EvmClients } from '../solver/evm-clients.js';
