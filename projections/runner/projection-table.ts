@@ -146,79 +146,129 @@ export async function writeRows(
   qualifiedTable: string,
   upserts: ReadonlyMap<string, unknown>,
   deletes: ReadonlySet<string>,
-  options: PrepareRowsOptions = {},
 ): Promise<void> {
-  await executeRows(sql, prepareRows(projection, qualifiedTable, upserts, deletes, options));
-}
-
-export interface PrepareRowsOptions {
-  /**
-   * A table that already holds these very states under the same ids (a projection sharing this one's fold,
-   * written first in the same transaction): the states are copied from it, already parsed and compressed, and
-   * only this projection's columns travel.
-   */
-  readonly stateFrom?: string;
+  await executeRows(sql, prepareRows(projection, qualifiedTable, upserts, deletes));
 }
 
 /** One table's row changes of a batch, serialised and ready to send (`executeRows`). */
 export interface PreparedRows {
   readonly table: string;
   readonly deletes: readonly string[];
-  readonly upsert: { readonly text: string; readonly document: string; readonly rows: number } | null;
-  readonly stateFrom?: string;
+  readonly upsert: { readonly text: string; readonly document: string } | null;
 }
 
 /**
- * Serialises row states for `executeRows`; pure, so a pipeline can do it while the batch before is being written.
- * The rows travel as ONE JSON document read by `jsonb_to_recordset`: each state is serialised once, inside the
- * document, instead of once as JSON and again as an escaped element of a PostgreSQL array literal per column
- * (measured: about twice the rows per second for request records, bench/RESULTS.md). The document is parsed once, as
- * `jsonb`, and each state taken from it as it is (`json_to_recordset` lexes the document, then parses every state
- * again into `jsonb`: a third more server CPU per request row). States are stored in the projection's `codec` form,
- * written as text by the codec's `serialize` when it has one; the document is assembled from those texts.
+ * Serialises row states for `executeRows`; pure. The rows travel as ONE JSON document read by
+ * `jsonb_to_recordset`: each state is serialised once, inside the document, instead of once as JSON and again as
+ * an escaped element of a PostgreSQL array literal per column (measured: about twice the rows per second for
+ * request records, bench/RESULTS.md). The document is parsed once, as `jsonb`, and each state taken from it as it
+ * is (`json_to_recordset` lexes the document, then parses every state again into `jsonb`: a third more server CPU
+ * per request row). States are stored in the projection's `codec` form, written as text by the codec's `serialize`
+ * when it has one; the document is assembled from those texts.
  */
 export function prepareRows(
   projection: Projection,
   qualifiedTable: string,
   upserts: ReadonlyMap<string, unknown>,
   deletes: ReadonlySet<string>,
-  options: PrepareRowsOptions = {},
 ): PreparedRows {
-  const prepared = { table: qualifiedTable, deletes: [...deletes], stateFrom: options.stateFrom };
+  const prepared = { table: qualifiedTable, deletes: [...deletes] };
   if (upserts.size === 0) return { ...prepared, upsert: null };
   const columns = projection.columns.map((column) => identifier(column.name));
   const names = ['id', 'state', ...columns];
   const definitions = [
     'id text',
-    ...(options.stateFrom ? [] : ['state jsonb']),
+    'state jsonb',
     ...projection.columns.map((column) => `${identifier(column.name)} ${SQL_TYPE[column.type]}`),
   ];
-  const { codec } = projection;
-  const serialize = codec?.serialize
-    ? (state: unknown) => codec.serialize!(state)
-    : (state: unknown) => JSON.stringify(codec ? codec.encode(state) : state);
+  const serialize = stateSerializer(projection);
   const rows: string[] = [];
   for (const [id, state] of upserts) {
     const row: Record<string, unknown> = { id };
     for (const column of projection.columns) row[column.name] = toJsonValue(column.type, column.value(state));
-    const text = JSON.stringify(row);
-    rows.push(options.stateFrom ? text : `{"state":${serialize(state)},${text.slice(1)}`);
+    rows.push(`{"state":${serialize(state)},${JSON.stringify(row).slice(1)}`);
   }
-  const source = options.stateFrom
-    ? `jsonb_to_recordset($1::jsonb) AS u(${definitions.join(', ')}) JOIN ${options.stateFrom} AS s ON s.id = u.id`
-    : `jsonb_to_recordset($1::jsonb) AS u(${definitions.join(', ')})`;
-  const selects = ['u.id', options.stateFrom ? 's.state' : 'u.state', ...columns.map((name) => `u.${name}`)];
   const updates = names.slice(1).map((name) => `${name} = excluded.${name}`);
   return {
     ...prepared,
     upsert: {
       text: `INSERT INTO ${qualifiedTable} (${names.join(', ')})
-     SELECT ${selects.join(', ')} FROM ${source}
+     SELECT ${names.join(', ')} FROM jsonb_to_recordset($1::jsonb) AS u(${definitions.join(', ')})
      ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}`,
       document: `[${rows.join(',')}]`,
-      rows: upserts.size,
     },
   };
+}
+
+/** The stored text of a state: the codec's `serialize`, else `JSON.stringify` of its encoding. */
+function stateSerializer(projection: Projection): (state: unknown) => string {
+  const { codec } = projection;
+  if (codec?.serialize) return (state) => codec.serialize!(state);
+  return (state) => JSON.stringify(codec ? codec.encode(state) : state);
+}
+
+/** A projection's table among those written from one shared document (`prepareSharedRows`). */
+export interface SharedTarget {
+  readonly projection: Projection;
+  readonly table: string;
+}
+
+/**
+ * The rows of projections that share a fold (same ids, same states, each its own columns), for one statement that
+ * writes them all: each state is serialised once and parsed once, into a `MATERIALIZED` CTE (`u`) that every table's
+ * upsert reads. The columns travel under short keys (`c0`, `c1`, … across all the tables' columns: a request row
+ * has about forty, whose names would be a tenth of the document), and null ones not at all. Every CTE writes only
+ * while `guard` (SQL) holds. `parameter` adds a value to the statement's parameters and answers its placeholder.
+ * Pure, like `prepareRows`; returns the CTEs.
+ */
+export function prepareSharedRows(
+  targets: readonly SharedTarget[],
+  upserts: ReadonlyMap<string, unknown>,
+  deletes: ReadonlySet<string>,
+  guard: string,
+  parameter: (value: unknown) => string,
+): string[] {
+  const columns = targets
+    .flatMap(({ projection }, target) => projection.columns.map((column) => ({ column, target })))
+    .map((entry, index) => ({ ...entry, key: `c${index}` }));
+  const ctes: string[] = [];
+  if (upserts.size > 0) {
+    const serialize = stateSerializer(targets[0].projection);
+    const rows: string[] = [];
+    for (const [id, state] of upserts) {
+      const row: Record<string, unknown> = { id };
+      for (const { column, key } of columns) row[key] = toJsonValue(column.type, column.value(state));
+      rows.push(`{"state":${serialize(state)},${JSON.stringify(row).slice(1)}`);
+    }
+    const definitions = [
+      'id text',
+      'state jsonb',
+      ...columns.map(({ column, key }) => `${key} ${SQL_TYPE[column.type]}`),
+    ];
+    const document = parameter(`[${rows.join(',')}]`);
+    ctes.push(
+      `u AS MATERIALIZED (SELECT * FROM jsonb_to_recordset(${document}::jsonb) AS u(${definitions.join(', ')}) WHERE ${guard})`,
+    );
+  }
+  const deleted = deletes.size > 0 ? parameter([...deletes]) : '';
+  targets.forEach(({ projection, table }, target) => {
+    const names = ['id', 'state', ...projection.columns.map((column) => identifier(column.name))];
+    const keys = columns.filter((column) => column.target === target).map(({ key }) => key);
+    if (upserts.size > 0) {
+      ctes.push(
+        `w${target} AS (INSERT INTO ${table} (${names.join(', ')})
+           SELECT id, state, ${keys.join(', ')} FROM u
+           ON CONFLICT (id) DO UPDATE SET ${names
+             .slice(1)
+             .map((name) => `${name} = excluded.${name}`)
+             .join(', ')})`,
+      );
+    }
+    if (deletes.size > 0) {
+      ctes.push(`d${target} AS (DELETE FROM ${table} WHERE id = ANY(${deleted}::text[]) AND ${guard})`);
+    }
+  });
+  return ctes;
 }
 
 /** Sends what `prepareRows` made: the delete, then the upsert. */
@@ -226,18 +276,15 @@ export async function executeRows(sql: SqlExecutor, prepared: PreparedRows): Pro
   if (prepared.deletes.length > 0) {
     await sql.query(`DELETE FROM ${prepared.table} WHERE id = ANY($1::text[])`, [prepared.deletes]);
   }
-  if (!prepared.upsert) return;
-  const { rowCount } = await sql.query(prepared.upsert.text, [prepared.upsert.document]);
-  if (prepared.stateFrom && rowCount !== prepared.upsert.rows) {
-    throw new Error(
-      `${prepared.table}: ${prepared.upsert.rows - (rowCount ?? 0)} states were missing from ${prepared.stateFrom}`,
-    );
-  }
+  if (prepared.upsert) await sql.query(prepared.upsert.text, [prepared.upsert.document]);
 }
 
-/** A column value as JSON that `json_to_recordset` reads into the column's type (arrays into `text[]`). */
+/**
+ * A column value as JSON that `jsonb_to_recordset` reads into the column's type (arrays into `text[]`); null is
+ * `undefined`, so that `JSON.stringify` leaves the key out (a missing key reads as null).
+ */
 function toJsonValue(type: ColumnType, value: unknown): unknown {
-  if (value === null || value === undefined) return null;
+  if (value === null || value === undefined) return undefined;
   switch (type) {
     case 'timestamptz':
       return value instanceof Date ? value.toISOString() : String(value);

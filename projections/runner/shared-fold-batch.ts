@@ -9,13 +9,7 @@ import type { Projection } from '../projection.js';
 import { foldBatch, type FoldResult } from './apply-events.js';
 import type { BatchResult } from './checkpointed-batch.js';
 import { readCheckpoint } from './projection-registry.js';
-import {
-  executeRows,
-  generationTable,
-  loadStates,
-  prepareRows,
-  type PreparedRows,
-} from './projection-table.js';
+import { generationTable, loadStates, prepareSharedRows } from './projection-table.js';
 
 export interface SharedFoldMember {
   readonly projection: Projection;
@@ -25,12 +19,13 @@ export interface SharedFoldMember {
 /**
  * Batches for generations of projections that share a fold (`Projection.fold`: same keys, same `evolve`, same
  * state), being built together, from where their checkpoints stand until the end of the log. Each batch is read
- * once and folded once; all members' rows and checkpoints are written in one transaction, the first member's states
- * sent as JSON and the others' copied from its table (`writeMembers`). The work is pipelined: while a batch is
- * being written, the next one is folded and serialised (the states it touches come from the batch before when it
- * touched them, else from the first member's table, where they are committed). Each checkpoint row is locked
- * (`FOR UPDATE SKIP LOCKED`) and must stand where the batch starts, as in `processCheckpointedBatch`, so nothing
- * is applied twice.
+ * once and folded once, and all members' rows and checkpoints are written by ONE statement (`sharedWrite`): each
+ * state is serialised, sent and parsed once for all members. The work is pipelined: the next batch is read while
+ * one is folded, and folded and serialised while the one before is being written (the states it touches come from
+ * the batch before when it touched them, else from the first member's table, where they are committed). Being one
+ * statement, the write needs nothing from this process's event loop once sent, so it runs beside the fold. Each
+ * checkpoint row is locked (`FOR UPDATE SKIP LOCKED`) and must stand where the batch starts, as in
+ * `processCheckpointedBatch`, so nothing is applied twice.
  *
  * Used by `rebuildProjections` (the CLI) and by the runner for generations built at start-up (`tickFold`).
  *
@@ -64,116 +59,111 @@ export async function processSharedFold(
     return { ...result, caughtUp: false };
   }
 
+  const source = generationTable(first.projection, first.generation);
   let from = positions[0];
   let processed = 0;
   let previous: FoldResult | null = null;
   let writing: Promise<boolean> | null = null;
   let reading = store.readAll({ from, maxCount: batchSize });
-  for (let batches = 0; ; batches += 1) {
-    const batch = await reading;
-    if (batch.events.length === 0) {
-      const contended = writing ? !(await writing) : false;
-      return { processed, caughtUp: !contended, contended };
+  let readingAhead = false;
+  try {
+    for (let batches = 0; ; batches += 1) {
+      const batch = await reading;
+      readingAhead = false;
+      if (batch.events.length === 0) {
+        const contended = writing ? !(await writing) : false;
+        return { processed, caughtUp: !contended, contended };
+      }
+      const last = batch.isEnd || batches + 1 >= maxBatches;
+      // Read ahead: the next batch is read while this one is folded.
+      if (!last) {
+        reading = store.readAll({ from: batch.position, maxCount: batchSize });
+        readingAhead = true;
+      }
+      const keys = new Set<string>();
+      for (const event of batch.events) for (const key of first.projection.keysOf(event)) keys.add(key);
+      const states = new Map<string, unknown>();
+      const missing: string[] = [];
+      for (const key of keys) {
+        if (previous?.upserts.has(key)) states.set(key, previous.upserts.get(key));
+        else if (!previous?.deletes.has(key)) missing.push(key);
+      }
+      for (const [key, state] of await loadStates(db, first.projection, source, missing)) {
+        states.set(key, state);
+      }
+      const folded = foldBatch(first.projection, states, batch.events);
+      // Serialised while the batch before is still being written: only sending waits for it.
+      const statement = sharedWrite(members, folded, from, batch);
+      // The batch before must be committed before this one starts: its checkpoint is where this one's stands.
+      if (writing && !(await writing)) {
+        return { processed, caughtUp: false, contended: true };
+      }
+      writing = db
+        .query<{ ok: boolean }>(statement.text, statement.params)
+        .then(({ rows }) => rows[0]?.ok === true);
+      processed += batch.events.length;
+      onBatch?.(batch.events.length);
+      previous = folded;
+      from = batch.position;
+      if (last) {
+        const contended = !(await writing);
+        return { processed, caughtUp: batch.isEnd && !contended, contended };
+      }
     }
-    const keys = new Set<string>();
-    for (const event of batch.events) for (const key of first.projection.keysOf(event)) keys.add(key);
-    const states = new Map<string, unknown>();
-    const missing: string[] = [];
-    for (const key of keys) {
-      if (previous?.upserts.has(key)) states.set(key, previous.upserts.get(key));
-      else if (!previous?.deletes.has(key)) missing.push(key);
-    }
-    for (const [key, state] of await loadStates(
-      db,
-      first.projection,
-      generationTable(first.projection, first.generation),
-      missing,
-    )) {
-      states.set(key, state);
-    }
-    const folded = foldBatch(first.projection, states, batch.events);
-    // Serialised while the batch before is still being written: only sending waits for it.
-    const rows = keys.size > 0 ? prepareMembers(members, folded) : [];
-    // The batch before must be committed before this one starts: its checkpoint is where this one's stands.
-    if (writing && !(await writing)) {
-      return { processed, caughtUp: false, contended: true };
-    }
-    const start = from;
-    writing = writeMembers(db, members, start, batch, rows);
-    processed += batch.events.length;
-    onBatch?.(batch.events.length);
-    previous = folded;
-    from = batch.position;
-    if (batch.isEnd || batches + 1 >= maxBatches) {
-      const contended = !(await writing);
-      return { processed, caughtUp: batch.isEnd && !contended, contended };
-    }
-    // Not read earlier (while this batch was folded): the write's round trips would then wait behind the fold.
-    reading = store.readAll({ from, maxCount: batchSize });
+  } finally {
+    // A read ahead that is not needed any more (contention, or an error) must not reject unhandled.
+    if (readingAhead) reading.catch(() => undefined);
   }
 }
 
 /**
- * The members' rows of one batch: the first member's as usual, the others' with their states copied from the
- * first's table (already parsed and compressed: the same states by definition of a shared fold).
+ * The one statement that writes a batch to every member (`prepareSharedRows`) and advances their checkpoints from
+ * `from` past the batch, if every checkpoint stands at `from` and none is locked; otherwise it writes nothing and
+ * answers `ok` false.
  */
-function prepareMembers(members: readonly SharedFoldMember[], folded: FoldResult): PreparedRows[] {
-  const source = generationTable(members[0].projection, members[0].generation);
-  return members.map((member, index) =>
-    prepareRows(
-      member.projection,
-      generationTable(member.projection, member.generation),
-      folded.upserts,
-      folded.deletes,
-      { stateFrom: index === 0 ? undefined : source },
-    ),
-  );
-}
-
-/**
- * The members' rows (`prepareMembers`, none when the batch touched no row) and checkpoints for one batch, in one
- * transaction. Resolves false, writing nothing, when a checkpoint had moved or is locked.
- */
-function writeMembers(
-  db: Database,
+function sharedWrite(
   members: readonly SharedFoldMember[],
+  folded: FoldResult,
   from: Position,
   batch: { readonly events: readonly RecordedEvent[]; readonly position: Position },
-  rows: readonly PreparedRows[],
-): Promise<boolean> {
+): { text: string; params: unknown[] } {
   const last = batch.events[batch.events.length - 1];
-  return db.transaction(async (tx) => {
-    for (const member of members) {
-      const { rows } = await tx.query<{ commit_position: bigint; prepare_position: bigint }>(
-        `SELECT commit_position, prepare_position FROM projection_checkpoints
-          WHERE name = $1 AND generation = $2 FOR UPDATE SKIP LOCKED`,
-        [member.projection.name, member.generation],
-      );
-      const locked = rows[0];
-      if (
-        !locked ||
-        comparePositions({ commit: locked.commit_position, prepare: locked.prepare_position }, from) !== 0
-      ) {
-        return false;
-      }
-    }
-    for (const [index, member] of members.entries()) {
-      if (rows[index]) await executeRows(tx, rows[index]);
-      await tx.query(
-        `UPDATE projection_checkpoints
-            SET commit_position = $3, prepare_position = $4, events_processed = events_processed + $5,
-                last_event_at = $6, updated_at = now()
-          WHERE name = $1 AND generation = $2`,
-        [
-          member.projection.name,
-          member.generation,
-          batch.position.commit,
-          batch.position.prepare,
-          batch.events.length,
-          last.createdAt.toISOString(),
-        ],
-      );
-    }
-    return true;
-  });
+  const params: unknown[] = [
+    members.map((member) => member.projection.name),
+    members.map((member) => member.generation),
+    from.commit,
+    from.prepare,
+    batch.position.commit,
+    batch.position.prepare,
+    batch.events.length,
+    last.createdAt.toISOString(),
+  ];
+  const guard = '(SELECT ok FROM ok)';
+  const rows = prepareSharedRows(
+    members.map((member) => ({
+      projection: member.projection,
+      table: generationTable(member.projection, member.generation),
+    })),
+    folded.upserts,
+    folded.deletes,
+    guard,
+    (value) => `$${params.push(value)}`,
+  );
+  return {
+    text: `WITH locked AS (
+        SELECT name, generation FROM projection_checkpoints
+         WHERE (name, generation) IN (SELECT * FROM unnest($1::text[], $2::int[]))
+           AND commit_position = $3 AND prepare_position = $4
+         FOR UPDATE SKIP LOCKED),
+      ok AS (SELECT count(*) = ${members.length} AS ok FROM locked),
+      ${[
+        ...rows,
+        `advanced AS (UPDATE projection_checkpoints c
+            SET commit_position = $5, prepare_position = $6, events_processed = events_processed + $7,
+                last_event_at = $8, updated_at = now()
+           FROM locked l WHERE c.name = l.name AND c.generation = l.generation AND ${guard})`,
+      ].join(',\n      ')}
+      SELECT ok FROM ok`,
+    params,
+  };
 }

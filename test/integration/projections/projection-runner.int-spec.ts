@@ -6,6 +6,7 @@ import type { Projection } from '../../../projections/projection.js';
 import { ProjectionRunner } from '../../../projections/runner/projection-runner.js';
 import { projectionStatus, projectionStatuses } from '../../../projections/runner/projection-status.js';
 import { rebuildProjection, rebuildProjections } from '../../../projections/runner/rebuild.js';
+import { processSharedFold, type SharedFoldMember } from '../../../projections/runner/shared-fold-batch.js';
 import { streamSummariesProjection } from '../../../projections/stream-summaries/stream-summaries.projection.js';
 import { migratedDatabase, type MigratedDatabase, waitForReadable } from '../../support/postgres.js';
 
@@ -251,6 +252,62 @@ describe(ProjectionRunner.name, () => {
     ]);
     expect(rows).toHaveLength(2);
     await expect(rebuildProjections(sut, store, [left, summaries])).rejects.toThrow('share a fold');
+  });
+
+  it("writes no member of a shared fold while another instance holds one member's checkpoint", async () => {
+    const left: Projection = { ...summaries, name: 'left', table: 'left_rows', fold: 'summaries' };
+    const right: Projection = {
+      ...left,
+      name: 'right',
+      table: 'right_rows',
+      columns: [
+        { name: 'doubled', type: 'bigint', value: (state) => 2 * (state as { events: number }).events },
+      ],
+    };
+    for (let i = 0; i < 25; i += 1) await store.appendToStream(`l-${i % 9}`, events(1 + (i % 2)));
+    await waitForReadable(database.db);
+    const sut = runnerFor(database.db, store, 7);
+    const members: SharedFoldMember[] = [];
+    for (const projection of [left, right]) {
+      await sut.registry.ensure(projection);
+      members.push({ projection, generation: await sut.registry.startBuild(projection) });
+    }
+    const alone = () => Promise.reject(new Error('the members stand at the same position'));
+    const written = async () => {
+      const { rows } = await database.db.query<{ name: string; rows: number; events: string }>(
+        `SELECT c.name, c.events_processed AS events,
+                (SELECT count(*)::int FROM left_rows_g1) + (SELECT count(*)::int FROM right_rows_g1) AS rows
+           FROM projection_checkpoints c WHERE c.name IN ('left', 'right') ORDER BY c.name`,
+      );
+      return rows.map((row) => [row.name, Number(row.events), row.rows]);
+    };
+    const other = new PostgresDatabase({ url: database.url!, poolSize: 1 });
+    try {
+      await other.transaction(async (tx) => {
+        await tx.query("SELECT 1 FROM projection_checkpoints WHERE name = 'right' FOR UPDATE");
+        const result = await processSharedFold(database.db, store, members, 7, alone);
+        expect(result).toMatchObject({ caughtUp: false, contended: true });
+        expect(await written()).toEqual([
+          ['left', 0, 0],
+          ['right', 0, 0],
+        ]);
+      });
+    } finally {
+      await other.close();
+    }
+
+    expect(await processSharedFold(database.db, store, members, 7, alone)).toEqual({
+      processed: 37,
+      caughtUp: true,
+      contended: false,
+    });
+    expect(await written()).toEqual([
+      ['left', 37, 18],
+      ['right', 37, 18],
+    ]);
+    const { rows } = await database.db.query('SELECT id, doubled FROM right_rows_g1 ORDER BY id');
+    expect(rows).toHaveLength(9);
+    expect(rows[0]).toEqual({ id: 'l-0', doubled: 8n });
   });
 
   it('rebuilds itself at start-up when its version changed, serving the old version until the new one is ready', async () => {
