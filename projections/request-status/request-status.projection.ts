@@ -1,7 +1,8 @@
 import type { RecordedEvent } from '../../src/event-store/event-store.js';
 import type { FillFailedData } from '../../src/requests/domain/request-events.js';
 import type { Projection } from '../projection.js';
-import { evolveRequestRecord, type RequestRecordState } from '../requests/request-record.js';
+import { evolveRequestRecord } from '../requests/request-record.js';
+import type { RequestRecordState } from '../requests/request-record-state.js';
 import { toStatusBody } from './status-body.js';
 
 const STREAM_PREFIX = 'request-';

@@ -1,11 +1,9 @@
 import type { Projection } from '../projection.js';
 import { requestIdOfStream } from '../request-status/request-status.projection.js';
 import { normalizeHex } from '../requests-v3/requests-v3.columns.js';
-import {
-  evolveRequestRecord,
-  type RequestRecordState,
-  transactionHashes,
-} from '../requests/request-record.js';
+import { transactionHashes } from '../requests/record-derived.js';
+import { evolveRequestRecord } from '../requests/request-record.js';
+import type { RequestRecordState } from '../requests/request-record-state.js';
 import { requestRecordCodec } from '../requests/stored-record.js';
 
 /**

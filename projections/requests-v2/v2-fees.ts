@@ -1,6 +1,6 @@
 import type { FeeComponent, FeeComponentName, FeePhase } from '../../src/requests/domain/records.js';
-import type { RequestV3 } from '../requests/request-record.js';
-import { formatUnits } from '../requests/request-record.js';
+import type { RequestV3 } from '../requests/request-record-state.js';
+import { formatUnits } from '../requests/record-amounts.js';
 
 /** v2's raw fee breakdown (`data.fees` in the fee currency's smallest unit, `data.feesUsd` in USD). */
 export interface V2FeeBreakdown {

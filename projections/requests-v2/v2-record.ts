@@ -8,12 +8,8 @@ import type {
   SponsorshipComponent,
   SponsorshipPhase,
 } from '../../src/requests/domain/records.js';
-import {
-  derivedAmounts,
-  type RecordTx,
-  type RequestRecordState,
-  type RequestV3,
-} from '../requests/request-record.js';
+import { derivedAmounts } from '../requests/record-derived.js';
+import type { RecordTx, RequestRecordState, RequestV3 } from '../requests/request-record-state.js';
 import {
   isPositiveDecimal,
   sponsoredFeeUnits,

@@ -1,4 +1,5 @@
-import { derivedAmounts, type RequestRecordState } from '../requests/request-record.js';
+import { derivedAmounts } from '../requests/record-derived.js';
+import type { RequestRecordState } from '../requests/request-record-state.js';
 
 const HEX = /^0x[0-9a-f]*$/i;
 const DECIMAL = /^-?[0-9]+(\.[0-9]+)?$/;

@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '../../src/event-store/event-store.js';
 import type { Projection, ProjectionIndex } from '../projection.js';
-import { evolveRequestRecord, type RequestRecordState } from '../requests/request-record.js';
+import { evolveRequestRecord } from '../requests/request-record.js';
+import type { RequestRecordState } from '../requests/request-record-state.js';
 import { requestRecordCodec } from '../requests/stored-record.js';
 import {
   amountUsdOf,

@@ -1,5 +1,5 @@
 import type { StateCodec } from '../projection.js';
-import type { RequestRecordState, RequestV3 } from './request-record.js';
+import type { RequestRecordState, RequestV3 } from './request-record-state.js';
 
 /** Keys under which a request record holds a Currency object (every Amount's `currency`, the record's own). */
 const CURRENCY_KEYS: ReadonlySet<string> = new Set(['currency', 'currencyIn', 'currencyOut']);

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { RequestV3 } from '../../projections/requests/request-record.js';
+import type { RequestV3 } from '../../projections/requests/request-record-state.js';
 import { expandV3Record } from '../../projections/requests/stored-record.js';
 import { ApiError } from '../common/http/api-error.js';
 import { DATABASE, type Database } from '../database/database.js';

@@ -1,5 +1,5 @@
 import { toStatusBody } from '../../projections/request-status/status-body.js';
-import type { RequestRecordState } from '../../projections/requests/request-record.js';
+import type { RequestRecordState } from '../../projections/requests/request-record-state.js';
 import type { RequestStatus } from '../requests/domain/request-status.js';
 
 /** The one event kind the spec defines. */

@@ -1,6 +1,6 @@
 import { CommandBus } from '@nestjs/cqrs';
 import { randomBytes } from 'node:crypto';
-import { type RequestRecordState, type RequestV3 } from '../../projections/requests/request-record.js';
+import type { RequestRecordState, RequestV3 } from '../../projections/requests/request-record-state.js';
 import { ApiKeysService, type CreatedApiKey } from '../../src/api-keys/api-keys.service.js';
 import { DATABASE, type Database } from '../../src/database/database.js';
 import { ExecuteRequestCommand } from '../../src/requests/commands/execute-request.command.js';

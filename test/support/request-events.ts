@@ -1,4 +1,5 @@
-import { evolveRequestRecord, type RequestRecordState } from '../../projections/requests/request-record.js';
+import { evolveRequestRecord } from '../../projections/requests/request-record.js';
+import type { RequestRecordState } from '../../projections/requests/request-record-state.js';
 import { eventTypeOf } from '../../src/event-store/domain-event.js';
 import type { RecordedEvent } from '../../src/event-store/event-store.js';
 import { decide, type RequestCommand } from '../../src/requests/domain/request-decide.js';

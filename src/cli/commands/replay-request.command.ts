@@ -1,8 +1,6 @@
 import type { EventStore } from '../../event-store/event-store.js';
-import {
-  evolveRequestRecord,
-  type RequestRecordState,
-} from '../../../projections/requests/request-record.js';
+import { evolveRequestRecord } from '../../../projections/requests/request-record.js';
+import type { RequestRecordState } from '../../../projections/requests/request-record-state.js';
 import { requestStreamId } from '../../requests/domain/request.aggregate.js';
 import { toJson } from '../format.js';
 import type { CliOutput } from '../output.js';

@@ -1,8 +1,6 @@
 import type { RecordedEvent } from '../../event-store/event-store.js';
-import {
-  evolveRequestRecord,
-  type RequestRecordState,
-} from '../../../projections/requests/request-record.js';
+import { evolveRequestRecord } from '../../../projections/requests/request-record.js';
+import type { RequestRecordState } from '../../../projections/requests/request-record-state.js';
 
 /** A request status update to announce: the record right after the event that caused it. */
 export interface StatusChange {

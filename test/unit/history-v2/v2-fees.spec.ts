@@ -4,7 +4,7 @@ import {
   v2ExpandedPriceImpact,
   v2Fees,
 } from '../../../projections/requests-v2/v2-fees.js';
-import type { RequestV3 } from '../../../projections/requests/request-record.js';
+import type { RequestV3 } from '../../../projections/requests/request-record-state.js';
 import type { FeePhase } from '../../../src/requests/domain/records.js';
 import { sampleCurrency } from '../../../src/requests/domain/sample-requests.js';
 

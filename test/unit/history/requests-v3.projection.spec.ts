@@ -6,7 +6,7 @@ import {
   sampleQuote,
   sampleRequestId,
 } from '../../../src/requests/domain/sample-requests.js';
-import type { RequestRecordState } from '../../../projections/requests/request-record.js';
+import type { RequestRecordState } from '../../../projections/requests/request-record-state.js';
 import { normalizeHex } from '../../../projections/requests-v3/requests-v3.columns.js';
 import { requestsV3Projection as sut } from '../../../projections/requests-v3/requests-v3.projection.js';
 import { recordedEvents } from '../../support/request-events.js';

@@ -1,12 +1,9 @@
 import type { RecordedEvent } from '../../../src/event-store/event-store.js';
 import { sampleLifecycle, sampleQuote } from '../../../src/requests/domain/sample-requests.js';
 import { recordedEvents } from '../../support/request-events.js';
-import {
-  derivedAmounts,
-  evolveRequestRecord,
-  type RequestRecordState,
-  transactionHashes,
-} from '../../../projections/requests/request-record.js';
+import { derivedAmounts, transactionHashes } from '../../../projections/requests/record-derived.js';
+import { evolveRequestRecord } from '../../../projections/requests/request-record.js';
+import type { RequestRecordState } from '../../../projections/requests/request-record-state.js';
 
 const fold = (events: RecordedEvent[]) =>
   events.reduce<RequestRecordState | null>((state, event) => evolveRequestRecord(state, event), null)!;

@@ -1,4 +1,4 @@
-import { type RequestRecordState } from '../../../projections/requests/request-record.js';
+import type { RequestRecordState } from '../../../projections/requests/request-record-state.js';
 import {
   compactRecordState,
   CURRENCIES_KEY,
