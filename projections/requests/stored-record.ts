@@ -52,6 +52,31 @@ const isRef = (value: Json): boolean => {
   return typeof index === 'number' && refs[index] === value;
 };
 
+const isPlain = (value: object): boolean => {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null || Array.isArray(value);
+};
+
+/**
+ * Whether `JSON.stringify` prints `a` and `b` the same, answered by comparing them: plain objects and arrays key by
+ * key in order, anything else only when identical. Several times cheaper than printing both; "no" may be wrong for
+ * values that print alike without being equal (NaN), never "yes".
+ */
+export function sameJson(a: Json, b: Json): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (!isPlain(a) || !isPlain(b) || Array.isArray(a) !== Array.isArray(b)) return false;
+  const left = a as Record<string, Json>;
+  const right = b as Record<string, Json>;
+  const keys = Object.keys(left);
+  const others = Object.keys(right);
+  if (keys.length !== others.length) return false;
+  for (let i = 0; i < keys.length; i += 1) {
+    if (keys[i] !== others[i] || !sameJson(left[keys[i]], right[keys[i]])) return false;
+  }
+  return true;
+}
+
 /**
  * `JSON.stringify(compactRecordState(state))`, the same text, at half the cost: instead of a deep copy of the record
  * with references in place of currencies (a few hundred objects per row, most of a rebuild's garbage), each Currency
@@ -60,18 +85,24 @@ const isRef = (value: Json): boolean => {
  */
 export function storedRecordJson(state: RequestRecordState): string {
   const texts: string[] = [];
+  /** The first currency object of each text: a record's dozen copies of two or three are recognised by it. */
+  const firsts: Json[] = [];
   const indexOfText = new Map<string, number>();
   const indexOfObject = new Map<Json, number>();
   const undo: [Record<string, Json> | Json[], string | number, Json][] = [];
   const reference = (currency: Json): Record<string, number> => {
     let index = indexOfObject.get(currency);
     if (index === undefined) {
-      const text = JSON.stringify(currency);
-      index = indexOfText.get(text);
-      if (index === undefined) {
-        index = texts.length;
-        texts.push(text);
-        indexOfText.set(text, index);
+      index = firsts.findIndex((first) => sameJson(first, currency));
+      if (index < 0) {
+        const text = JSON.stringify(currency);
+        index = indexOfText.get(text);
+        if (index === undefined) {
+          index = texts.length;
+          texts.push(text);
+          firsts.push(currency);
+          indexOfText.set(text, index);
+        }
       }
       indexOfObject.set(currency, index);
     }

@@ -4,6 +4,7 @@ import {
   CURRENCIES_KEY,
   expandRecordState,
   expandV3Record,
+  sameJson,
   storedRecordJson,
 } from '../../../projections/requests/stored-record.js';
 import type { RequestCommand } from '../../../src/requests/domain/request-decide.js';
@@ -81,5 +82,51 @@ describe(storedRecordJson.name, () => {
     const sut = { ...record, broken: 1n };
     expect(() => storedRecordJson(sut)).toThrow(TypeError);
     expect(JSON.stringify({ ...sut, broken: undefined })).toBe(before);
+  });
+});
+
+describe(sameJson.name, () => {
+  const currency = roundTrip(records[1][1].currencyIn) as Record<string, unknown>;
+
+  it.each([
+    ['equal copies', currency, roundTrip(currency)],
+    ['the same object', currency, currency],
+    ['equal arrays', [1, 'a', null], [1, 'a', null]],
+  ])('recognises %s', (_, a, b) => {
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+    expect(sameJson(a, b)).toBe(true);
+  });
+
+  it.each([
+    [
+      'another value inside',
+      currency,
+      { ...currency, metadata: { ...(currency.metadata as object), verified: 0 } },
+    ],
+    ['the same keys in another order', { a: 1, b: 2 }, { b: 2, a: 1 }],
+    ['a key more', currency, { ...currency, extra: 1 }],
+    ['an array and an object', [1], { 0: 1 }],
+    ['a number and its text', { a: 1 }, { a: '1' }],
+    ['objects that print themselves', new Date(0), new Date(1)],
+  ])('tells apart %s', (_, a, b) => {
+    expect(JSON.stringify(a)).not.toBe(JSON.stringify(b));
+    expect(sameJson(a, b)).toBe(false);
+  });
+
+  it('may say no to values that print alike, never yes to ones that do not', () => {
+    expect(sameJson({ a: undefined, b: 1 }, { b: 1 })).toBe(false);
+    expect(sameJson([Number.NaN], [Number.NaN])).toBe(false);
+  });
+});
+
+describe(`${storedRecordJson.name} with equal currencies that are not the same object`, () => {
+  it('refers to one currency for all of them, as the compacted copy does', () => {
+    const record = roundTrip(records[1][1]) as RequestRecordState;
+    const sut = { ...record, currencyOut: roundTrip(record.currencyIn) } as RequestRecordState;
+    const text = storedRecordJson(sut);
+    expect(text).toBe(JSON.stringify(compactRecordState(sut)));
+    expect((JSON.parse(text) as Record<string, unknown[]>)[CURRENCIES_KEY]).toHaveLength(
+      (compactRecordState(sut) as Record<string, unknown[]>)[CURRENCIES_KEY].length,
+    );
   });
 });
