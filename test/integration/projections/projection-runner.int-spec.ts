@@ -480,4 +480,37 @@ describe(`${ProjectionRunner.name} on PGlite`, () => {
       await database.close();
     }
   });
+
+  it('rebuilds projections that share a fold with one statement per batch on the embedded database', async () => {
+    const database = await migratedDatabase('pglite');
+    try {
+      const store = new PostgresEventStore(database.db);
+      for (let i = 0; i < 12; i += 1) await store.appendToStream(`q-${i % 5}`, events(1 + (i % 2)));
+      const left: Projection = { ...summaries, name: 'left', table: 'left_rows', fold: 'summaries' };
+      const right: Projection = {
+        ...left,
+        name: 'right',
+        table: 'right_rows',
+        columns: [
+          { name: 'doubled', type: 'bigint', value: (state) => 2 * (state as { events: number }).events },
+        ],
+        indexes: [{ name: 'doubled_idx', columns: ['doubled'] }],
+      };
+      const sut = runnerFor(database.db, store, 4);
+      const results = await rebuildProjections(sut, store, [left, right], { batchSize: 4 });
+      expect(results.map((result) => result.events)).toEqual([18, 18]);
+      const { rows } = await database.db.query<{ id: string; events: number; doubled: bigint }>(
+        'SELECT l.id, l.events, r.doubled FROM left_rows l JOIN right_rows r USING (id) ORDER BY l.id',
+      );
+      expect(rows.map((row) => [row.id, row.events, Number(row.doubled)])).toEqual([
+        ['q-0', 4, 8],
+        ['q-1', 5, 10],
+        ['q-2', 3, 6],
+        ['q-3', 3, 6],
+        ['q-4', 3, 6],
+      ]);
+    } finally {
+      await database.close();
+    }
+  });
 });
