@@ -1,4 +1,5 @@
 import type { Database } from '../../src/database/database.js';
+import { PreparedStatements } from '../../src/database/prepared-statements.js';
 import {
   comparePositions,
   type EventStore,
@@ -10,6 +11,13 @@ import { foldBatch, type FoldResult } from './apply-events.js';
 import type { BatchResult } from './checkpointed-batch.js';
 import { readCheckpoint } from './projection-registry.js';
 import { generationTable, loadStates, prepareSharedRows } from './projection-table.js';
+
+/**
+ * The write's text is the same for every batch of a build (its tables, and whether the batch deletes): prepared once
+ * per connection, it is not parsed and planned again for each batch (about 8% of the statement's server CPU for
+ * request rows). Bounded: each build names a few texts, and past the capacity they run unprepared.
+ */
+const statements = new PreparedStatements('ferry_shared_fold', 32);
 
 export interface SharedFoldMember {
   readonly projection: Projection;
@@ -99,7 +107,7 @@ export async function processSharedFold(
         return { processed, caughtUp: false, contended: true };
       }
       writing = db
-        .query<{ ok: boolean }>(statement.text, statement.params)
+        .query<{ ok: boolean }>(statement.text, statement.params, { name: statements.nameOf(statement.text) })
         .then(({ rows }) => rows[0]?.ok === true);
       processed += batch.events.length;
       onBatch?.(batch.events.length);
