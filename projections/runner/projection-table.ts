@@ -217,9 +217,10 @@ export interface SharedTarget {
  * The rows of projections that share a fold (same ids, same states, each its own columns), for one statement that
  * writes them all: each state is serialised once and parsed once, into a `MATERIALIZED` CTE (`u`) that every table's
  * upsert reads. The columns travel under short keys (`c0`, `c1`, … across all the tables' columns: a request row
- * has about forty, whose names would be a tenth of the document), and null ones not at all. Every CTE writes only
- * while `guard` (SQL) holds. `parameter` adds a value to the statement's parameters and answers its placeholder.
- * Pure, like `prepareRows`; returns the CTEs.
+ * has about forty, whose names would be a tenth of the document), null ones not at all, and a table's column with
+ * the name and type of an earlier table's and the same value in every row of the batch (v2's `status`, `created_at`,
+ * … are v3's) only once. Every CTE writes only while `guard` (SQL) holds. `parameter` adds a value to the
+ * statement's parameters and answers its placeholder. Pure, like `prepareRows`; returns the CTEs.
  */
 export function prepareSharedRows(
   targets: readonly SharedTarget[],
@@ -228,22 +229,43 @@ export function prepareSharedRows(
   guard: string,
   parameter: (value: unknown) => string,
 ): string[] {
-  const columns = targets
-    .flatMap(({ projection }, target) => projection.columns.map((column) => ({ column, target })))
-    .map((entry, index) => ({ ...entry, key: `c${index}` }));
+  const columns = targets.flatMap(({ projection }, target) =>
+    projection.columns.map((column) => ({ column, target })),
+  );
+  const values = [...upserts.values()].map((state) =>
+    columns.map(({ column }) => toJsonValue(column.type, column.value(state))),
+  );
+  // Which column's key each column is read from: its own, or an equal earlier one's.
+  const source = columns.map(({ column, target }, index) => {
+    const earlier = columns.findIndex(
+      (other, at) =>
+        at < index &&
+        other.target < target &&
+        other.column.name === column.name &&
+        other.column.type === column.type,
+    );
+    return earlier >= 0 && values.every((row) => sameValue(row[earlier], row[index])) ? earlier : index;
+  });
+  const keyOf = (index: number) => `c${source[index]}`;
   const ctes: string[] = [];
   if (upserts.size > 0) {
     const serialize = stateSerializer(targets[0].projection);
     const rows: string[] = [];
+    let at = 0;
     for (const [id, state] of upserts) {
       const row: Record<string, unknown> = { id };
-      for (const { column, key } of columns) row[key] = toJsonValue(column.type, column.value(state));
+      values[at].forEach((value, index) => {
+        if (source[index] === index) row[`c${index}`] = value;
+      });
       rows.push(`{"state":${serialize(state)},${JSON.stringify(row).slice(1)}`);
+      at += 1;
     }
     const definitions = [
       'id text',
       'state jsonb',
-      ...columns.map(({ column, key }) => `${key} ${SQL_TYPE[column.type]}`),
+      ...columns.flatMap(({ column }, index) =>
+        source[index] === index ? [`c${index} ${SQL_TYPE[column.type]}`] : [],
+      ),
     ];
     const document = parameter(`[${rows.join(',')}]`);
     ctes.push(
@@ -253,7 +275,7 @@ export function prepareSharedRows(
   const deleted = deletes.size > 0 ? parameter([...deletes]) : '';
   targets.forEach(({ projection, table }, target) => {
     const names = ['id', 'state', ...projection.columns.map((column) => identifier(column.name))];
-    const keys = columns.filter((column) => column.target === target).map(({ key }) => key);
+    const keys = columns.flatMap((column, index) => (column.target === target ? [keyOf(index)] : []));
     if (upserts.size > 0) {
       ctes.push(
         `w${target} AS (INSERT INTO ${table} (${names.join(', ')})
@@ -269,6 +291,15 @@ export function prepareSharedRows(
     }
   });
   return ctes;
+}
+
+/** Whether two column values (`toJsonValue`) are written alike. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((item, index) => item === b[index]);
+  }
+  return typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** Sends what `prepareRows` made: the delete, then the upsert. */

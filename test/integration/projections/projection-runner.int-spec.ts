@@ -486,28 +486,45 @@ describe(`${ProjectionRunner.name} on PGlite`, () => {
     try {
       const store = new PostgresEventStore(database.db);
       for (let i = 0; i < 12; i += 1) await store.appendToStream(`q-${i % 5}`, events(1 + (i % 2)));
+      type Summary = { streamId: string; category: string; events: number };
       const left: Projection = { ...summaries, name: 'left', table: 'left_rows', fold: 'summaries' };
       const right: Projection = {
         ...left,
         name: 'right',
         table: 'right_rows',
+        // `events` is left's column (sent once); `category` has left's name but not always its value.
         columns: [
-          { name: 'doubled', type: 'bigint', value: (state) => 2 * (state as { events: number }).events },
+          { name: 'doubled', type: 'bigint', value: (state) => 2 * (state as Summary).events },
+          { name: 'events', type: 'integer', value: (state) => (state as Summary).events },
+          {
+            name: 'category',
+            type: 'text',
+            value: (state) => ((state as Summary).streamId === 'q-1' ? 'odd' : (state as Summary).category),
+          },
         ],
         indexes: [{ name: 'doubled_idx', columns: ['doubled'] }],
       };
       const sut = runnerFor(database.db, store, 4);
       const results = await rebuildProjections(sut, store, [left, right], { batchSize: 4 });
       expect(results.map((result) => result.events)).toEqual([18, 18]);
-      const { rows } = await database.db.query<{ id: string; events: number; doubled: bigint }>(
-        'SELECT l.id, l.events, r.doubled FROM left_rows l JOIN right_rows r USING (id) ORDER BY l.id',
+      const { rows } = await database.db.query<{
+        id: string;
+        events: number;
+        doubled: bigint;
+        right_events: number;
+        category: string;
+      }>(
+        `SELECT l.id, l.events, r.doubled, r.events AS right_events, r.category
+           FROM left_rows l JOIN right_rows r USING (id) ORDER BY l.id`,
       );
-      expect(rows.map((row) => [row.id, row.events, Number(row.doubled)])).toEqual([
-        ['q-0', 4, 8],
-        ['q-1', 5, 10],
-        ['q-2', 3, 6],
-        ['q-3', 3, 6],
-        ['q-4', 3, 6],
+      expect(
+        rows.map((row) => [row.id, row.events, Number(row.doubled), row.right_events, row.category]),
+      ).toEqual([
+        ['q-0', 4, 8, 4, 'q'],
+        ['q-1', 5, 10, 5, 'odd'],
+        ['q-2', 3, 6, 3, 'q'],
+        ['q-3', 3, 6, 3, 'q'],
+        ['q-4', 3, 6, 3, 'q'],
       ]);
     } finally {
       await database.close();
