@@ -4,7 +4,7 @@ import {
   DepositAddressTransferRefused,
 } from './request-events.js';
 import { type QuotedState, txKey } from './request-state.js';
-import { RequestDomainError } from './request-decide.js';
+import { RequestDomainError } from './request-errors.js';
 
 /**
  * Pure: what a native transfer into the request's deposit address means (docs/deposit-addresses.md).

@@ -43,6 +43,17 @@ import {
   txKey,
 } from './request-state.js';
 import { nextStatus } from './request-status.js';
+import {
+  refuseAfterQuoteExpiry,
+  refuseMismatch,
+  refuseSecondDeposit,
+  unfillableDeposit,
+} from './deposit-rules.js';
+import { expiryDue } from './request-deadlines.js';
+import { RequestDomainError } from './request-errors.js';
+
+export { expiryDue, nextDeadline } from './request-deadlines.js';
+export { type DepositMismatch, RequestDomainError, type RequestErrorCode } from './request-errors.js';
 
 /** What can be asked of a request. Each carries its own time; decide() never reads the clock. */
 export type RequestCommand =
@@ -62,32 +73,6 @@ export type RequestCommand =
   | { readonly type: 'AuthorizeWithdrawal'; readonly data: WithdrawalAuthorizedData }
   | { readonly type: 'RecordDepositAddressTransfer'; readonly data: DepositAddressTransferData }
   | { readonly type: 'RecordAttestation'; readonly data: OracleAttestedData };
-
-export type RequestErrorCode =
-  | 'REQUEST_NOT_FOUND'
-  | 'REQUEST_ALREADY_EXISTS'
-  | 'ILLEGAL_TRANSITION'
-  | 'DEADLINE_NOT_REACHED'
-  | 'DEADLINE_PASSED'
-  | 'DEPOSIT_MISMATCH'
-  | 'DEPOSIT_ALREADY_MADE'
-  | 'FILL_MISMATCH';
-
-/** Why a deposit is not this request's to take (it is returned to its depositor instead). */
-export type DepositMismatch = 'WRONG_CHAIN' | 'WRONG_DEPOSITORY' | 'WRONG_CURRENCY';
-
-/** A command the request's state does not allow; nothing is appended. */
-export class RequestDomainError extends Error {
-  constructor(
-    readonly code: RequestErrorCode,
-    message: string,
-    /** For DEPOSIT_MISMATCH: which rule the deposit broke. */
-    readonly mismatch?: DepositMismatch,
-  ) {
-    super(message);
-    this.name = 'RequestDomainError';
-  }
-}
 
 /** An event decided, with its id when the cause is an outside fact (so the same fact is stored once). */
 export interface Decided {
@@ -272,55 +257,6 @@ export function decide(state: RequestState, command: RequestCommand): Decided[] 
   }
 }
 
-/**
- * The deadline that has passed at `at`, as the reason recorded when the sweeper expires the request, or null.
- * A quote with nothing deposited expires at `quoteExpiresAt`; a deposit seen or submitted but never final times out
- * `depositConfirmationTimeoutSeconds` after it appeared; funds in flight fail at `fillDeadline`.
- */
-export function expiryDue(state: QuotedState, at: string): string | null {
-  const now = Date.parse(at);
-  const after = (iso: string, seconds = 0) => now >= Date.parse(iso) + seconds * 1000;
-  switch (state.status) {
-    case 'waiting':
-      if (state.expired) return null;
-      if (state.firstDepositDetectedAt) {
-        return after(state.firstDepositDetectedAt, state.depositConfirmationTimeoutSeconds)
-          ? 'DEPOSIT_CONFIRMATION_TIMEOUT'
-          : null;
-      }
-      return after(state.quoteExpiresAt) ? 'QUOTE_EXPIRED' : null;
-    case 'depositing':
-      return after(state.depositSubmittedAt, state.depositConfirmationTimeoutSeconds)
-        ? 'DEPOSIT_CONFIRMATION_TIMEOUT'
-        : null;
-    case 'pending':
-      return after(state.fillDeadline) ? 'FILL_DEADLINE_EXPIRED' : null;
-    default:
-      return null;
-  }
-}
-
-/**
- * When the request's next deadline falls (ISO), or null when none applies: what the sweeper waits for. Consistent
- * with expiryDue(): at that instant expiryDue() names the reason.
- */
-export function nextDeadline(state: RequestState): string | null {
-  const plus = (iso: string, seconds: number) => new Date(Date.parse(iso) + seconds * 1000).toISOString();
-  switch (state.status) {
-    case 'waiting':
-      if (state.expired) return null;
-      return state.firstDepositDetectedAt
-        ? plus(state.firstDepositDetectedAt, state.depositConfirmationTimeoutSeconds)
-        : state.quoteExpiresAt;
-    case 'depositing':
-      return plus(state.depositSubmittedAt, state.depositConfirmationTimeoutSeconds);
-    case 'pending':
-      return state.fillDeadline;
-    default:
-      return null;
-  }
-}
-
 function allow(state: QuotedState, event: RequestEvent, id?: string): Decided[] {
   const type = eventTypeOf(event).type as RequestEventType;
   if (!nextStatus(state.status, type)) {
@@ -346,33 +282,6 @@ function refuseAfterSkip(state: QuotedState, what: string): void {
   }
 }
 
-/**
- * Refuses a deposit submitted through the execute path (the relayer's permit) on a request that already saw one made
- * directly, even not final. Recorded before the relayer broadcasts, so a deposit seen while the permit was prepared
- * makes the relayer abandon it unsent rather than send a second deposit (its gas, then Ferry's return).
- */
-function refuseSecondDeposit(state: QuotedState): void {
-  if (state.depositsDetected.length === 0) return;
-  throw new RequestDomainError(
-    'DEPOSIT_ALREADY_MADE',
-    `Request ${state.requestId} already has a deposit (${state.depositsDetected[0]}); another would be returned`,
-  );
-}
-
-/**
- * Refuses a deposit submitted through the execute path once the quote expired (the sweeper recorded it): the permit
- * could only revert or arrive late, and the request's sponsorship hold may have been given back on that expiry
- * (docs/app-fees.md, "Sponsorship money"), so no fill may follow from it. A permit recorded first keeps its request
- * `depositing`, and that request then times out instead.
- */
-function refuseAfterQuoteExpiry(state: QuotedState): void {
-  if (!('expired' in state) || !state.expired) return;
-  throw new RequestDomainError(
-    'DEADLINE_PASSED',
-    `Request ${state.requestId}'s quote expired at ${state.quoteExpiresAt}; no deposit may be submitted`,
-  );
-}
-
 function depositOf(state: QuotedState): TxKey | null {
   return 'deposit' in state ? state.deposit : null;
 }
@@ -380,59 +289,4 @@ function depositOf(state: QuotedState): TxKey | null {
 /** Deposit event ids: `<requestId>:<kind>:<chainId>:<txHash>:<logIndex>`. */
 function depositId(state: QuotedState, kind: string, key: TxKey): string {
   return `${state.requestId}:${kind}:${key}`;
-}
-
-/**
- * Refuses a deposit that is not this request's: made on another chain than the quote's origin, into another
- * contract than that chain's depository, or in another currency. Every EVM chain shares the depository address and
- * the native currency's zero address, so all three are checked; such a deposit is returned where it was made.
- */
-function refuseMismatch(
-  state: QuotedState,
-  deposit: { readonly chainId: number; readonly depository: string; readonly currency: string },
-): void {
-  const expected = state.payment;
-  const refuse = (mismatch: DepositMismatch, what: string) => {
-    throw new RequestDomainError(
-      'DEPOSIT_MISMATCH',
-      `Request ${state.requestId} takes deposits ${what}`,
-      mismatch,
-    );
-  };
-  if (deposit.chainId !== expected.chainId) {
-    refuse('WRONG_CHAIN', `on chain ${expected.chainId}, not ${deposit.chainId}`);
-  }
-  if (expected.depository !== '' && deposit.depository.toLowerCase() !== expected.depository) {
-    refuse('WRONG_DEPOSITORY', `into ${expected.depository}, not ${deposit.depository}`);
-  }
-  if (deposit.currency.toLowerCase() !== expected.currency) {
-    refuse('WRONG_CURRENCY', `in ${expected.currency}, not ${deposit.currency}`);
-  }
-}
-
-/** Why a deposit that is the request's cannot be filled as quoted (short, or after the quote expired), or null. */
-function unfillableDeposit(
-  state: QuotedState,
-  deposit: { readonly amount: string; readonly timestamp: number; readonly sweptFromDepositAddress?: true },
-): { reason: string; details: string } | null {
-  // A deposit-address request's sweep moves a transfer it took before the quote expired: that transfer's time is
-  // when the user paid, the sweep's is when Ferry moved it. Any other deposit (made straight into the depository,
-  // e.g. after the taken transfer was recovered) is judged by its own time.
-  const sweep = state.addressFunded !== null && deposit.sweptFromDepositAddress === true;
-  const paidAt = sweep ? state.addressFunded!.timestamp : deposit.timestamp;
-  const expiredFirst =
-    !sweep && state.status === 'waiting' && state.expired && state.expiredReason === 'QUOTE_EXPIRED';
-  if (expiredFirst || paidAt * 1000 > Date.parse(state.quoteExpiresAt)) {
-    return {
-      reason: 'DEPOSIT_AFTER_EXPIRY',
-      details: `deposited at ${new Date(deposit.timestamp * 1000).toISOString()}, quote expired at ${state.quoteExpiresAt}`,
-    };
-  }
-  if (BigInt(deposit.amount) < BigInt(state.payment.amount)) {
-    return {
-      reason: 'DEPOSIT_AMOUNT_TOO_LOW',
-      details: `deposited ${deposit.amount}, quoted ${state.payment.amount}`,
-    };
-  }
-  return null;
 }
