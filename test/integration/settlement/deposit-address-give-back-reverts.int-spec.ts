@@ -1,0 +1,173 @@
+import { type Address, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { DATABASE, type Database } from '../../../src/database/database.js';
+import { startTestApp, type TestApp } from '../../support/app.js';
+import { ChainClients, postJson, settlementEnv, waitFor } from '../../support/chain-clients.js';
+import { type Devnet, startDevnets } from '../../support/devnet.js';
+import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import { ETH, ethQuoteBody, eventTypesOf, freshRecipient, journalOf } from './settlement-support.js';
+
+/**
+ * Deploys (from the demo user) a `refundTo` contract its owner arms and disarms (a call with the word 1 or 0): it
+ * accepts what it is sent while disarmed, and burns all the gas it is given (INVALID) while armed. Disarmed when the
+ * solver estimates a give-back to it, armed by a transaction that front-runs the give-back into its block: the
+ * give-back reverts, having burnt its whole gas limit, and the funds stay at the address.
+ */
+async function deployGasTrap(clients: ChainClients, chain: Devnet): Promise<Address> {
+  // CALLDATASIZE; PUSH1 set; JUMPI; PUSH1 0; SLOAD; PUSH1 burn; JUMPI; STOP;
+  // burn: JUMPDEST; INVALID; set: JUMPDEST; PUSH1 0; CALLDATALOAD; PUSH1 0; SSTORE; STOP
+  const runtime = '36600d57600054600b57005bfe5b60003560005500';
+  const init = `0x60${(runtime.length / 2).toString(16).padStart(2, '0')}80600b6000396000f3${runtime}` as Hex;
+  const hash = await clients.wallet(chain.chainId).sendTransaction({
+    account: privateKeyToAccount(chain.accounts.user.privateKey),
+    chain: null,
+    data: init,
+  });
+  return (await clients.reader(chain.chainId).waitForTransactionReceipt({ hash })).contractAddress!;
+}
+
+/**
+ * A deposit-address give-back weighed against its gas once, then sent again after each revert: a `refundTo` contract
+ * that passes the estimate and reverts when sent makes the solver pay a give-back's gas per attempt for funds that
+ * never leave (and that its recovery address then pulls). The solver must never spend on a give-back more gas, over
+ * all its attempts, than the funds it gives back are worth.
+ */
+describe('deposit-address give-backs that revert when sent', () => {
+  let a: Devnet;
+  let b: Devnet;
+  let clients: ChainClients;
+  let database: TestDatabase;
+  let app: TestApp;
+  let db: Database;
+
+  beforeAll(async () => {
+    [a, b] = await startDevnets();
+    clients = new ChainClients([a, b]);
+    database = await createTestDatabase('ferry_give_back_reverts');
+    app = await startTestApp(settlementEnv(a, b), [], undefined, database);
+    db = app.app.get<Database>(DATABASE);
+  }, 120_000);
+  afterAll(async () => {
+    await app?.close();
+    await database?.drop();
+    await Promise.all([a?.stop(), b?.stop()]);
+  });
+
+  const giveBackJob = async (id: Hex) =>
+    (
+      await db.query<{ state: string; attempts: number; last_error: string | null }>(
+        `SELECT state, attempts, last_error FROM solver_jobs WHERE request_id = $1 AND kind = 'give-back'`,
+        [id.toLowerCase()],
+      )
+    ).rows[0];
+  /** What the solver paid in gas for the request's give-backs that mined or reverted. */
+  const gasPaid = async (id: Hex): Promise<{ paid: bigint; reverted: number }> => {
+    let paid = 0n;
+    let reverted = 0;
+    for (const entry of await journalOf(db, id)) {
+      if (entry.purpose !== 'give-back' || !['mined', 'reverted'].includes(entry.state)) continue;
+      const receipt = await clients.reader(a.chainId).getTransactionReceipt({ hash: entry.tx_hash as Hex });
+      paid += receipt.gasUsed * receipt.effectiveGasPrice;
+      if (receipt.status !== 'success') reverted += 1;
+    }
+    return { paid, reverted };
+  };
+
+  /**
+   * Mines chain a's blocks itself (automine off) until stopped, and arms `trap` in front of every solver transaction
+   * waiting in the pool (a higher tip: first in the block), then disarms it in the next block.
+   */
+  const frontRun = (trap: Address) => {
+    const reader = clients.reader(a.chainId);
+    const rpc = (method: string, params: unknown[] = []) =>
+      reader.request({ method, params } as never) as Promise<unknown>;
+    const attacker = privateKeyToAccount(a.accounts.user.privateKey);
+    const arm = async (word: bigint) => {
+      const tip = (await reader.getGasPrice()) * 10n;
+      await clients.wallet(a.chainId).sendTransaction({
+        account: attacker,
+        chain: null,
+        to: trap,
+        data: `0x${word.toString(16).padStart(64, '0')}`,
+        gas: 60_000n,
+        maxPriorityFeePerGas: tip,
+        maxFeePerGas: tip * 3n,
+      });
+    };
+    let stopped = false;
+    const running = (async () => {
+      await rpc('evm_setAutomine', [false]);
+      while (!stopped) {
+        const pending = (await rpc('eth_getBlockByNumber', ['pending', true])) as {
+          transactions: { from: string }[];
+        };
+        const solverWaits = pending.transactions.some(
+          (tx) => tx.from.toLowerCase() === a.accounts.solver.address.toLowerCase(),
+        );
+        if (solverWaits) await arm(1n);
+        await rpc('evm_mine');
+        if (solverWaits) {
+          await arm(0n);
+          await rpc('evm_mine');
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await rpc('evm_setAutomine', [true]);
+    })();
+    return async () => {
+      stopped = true;
+      await running;
+    };
+  };
+
+  it('a give-back that reverts once sent is not sent again when the funds would not cover its gas again', async () => {
+    const trap = await deployGasTrap(clients, a);
+    const { code, body } = await postJson(app, '/quote/v2', {
+      ...ethQuoteBody(a, b, a.accounts.user.address, freshRecipient(0xc1)),
+      useDepositAddress: true,
+      refundTo: trap,
+    });
+    expect(code).toBe(200);
+    const quote = body as { steps: { depositAddress: Address }[]; protocol: { v2: { orderId: Hex } } };
+    const id = quote.protocol.v2.orderId;
+    const address = quote.steps[0].depositAddress;
+    // Worth 400,000 gas: more than one give-back's gas (about 200,000 estimated, a fifth more signed), less than two.
+    const amount = (await clients.reader(a.chainId).getGasPrice()) * 400_000n;
+
+    const stop = frontRun(trap);
+    try {
+      // A plain transfer of the wrong amount: refused (strict), to be given back to the trap.
+      await clients.send(a.chainId, a.accounts.relayer.privateKey, address, '0x', amount);
+      await waitFor(
+        async () => (await eventTypesOf(db, id)).includes('DepositAddressTransferRefused'),
+        'the transfer refused',
+      );
+      // The first give-back is sent and reverts; then either the job stops, or the solver sends another.
+      await waitFor(
+        async () => {
+          const job = await giveBackJob(id);
+          const { reverted } = await gasPaid(id);
+          return reverted > 0 && (job?.state !== 'pending' || reverted > 1);
+        },
+        'a give-back reverted, and the job stopped or sent another',
+        60_000,
+      ).catch(async (error: unknown) => {
+        const journal = await journalOf(db, id);
+        throw new Error(
+          `${String(error)}: ${JSON.stringify(await giveBackJob(id))} ${JSON.stringify(journal.map((e) => [e.purpose, e.state]))}`,
+        );
+      });
+      // Time for the job to send one more, if it would.
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+    } finally {
+      await stop();
+    }
+
+    // One give-back reverted, paid for; a second would take the solver's spending on these funds past their worth.
+    const { paid, reverted } = await gasPaid(id);
+    expect({ reverted, overpaid: paid > amount }).toEqual({ reverted: 1, overpaid: false });
+    expect((await giveBackJob(id))?.state).toBe('done');
+    // Left at the address, for its recovery address.
+    expect(await clients.balanceOf(a.chainId, ETH, address)).toBe(amount);
+  }, 120_000);
+});
