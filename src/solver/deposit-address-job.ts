@@ -1,4 +1,4 @@
-import { type Address, encodeFunctionData, type Hex } from 'viem';
+import { type Address, encodeFunctionData, type Hex, parseTransaction } from 'viem';
 import { depositAddressFactoryAbi } from '../chains/abi/deposit-address-factory.js';
 import type { ChainInfo } from '../chains/chain.js';
 import { failpoint } from '../common/failpoints.js';
@@ -21,6 +21,18 @@ import { isSamePayment, type JournalEntry, type PreparedTx, type TxIntent } from
  */
 const GIVE_BACK_FLOOR_GAS = 150_000n;
 const NATIVE = '0x0000000000000000000000000000000000000000';
+
+/**
+ * The gas the job's sweeps and give-backs that reverted may have burnt (each its gas limit, all a recipient contract
+ * can burn): paid by the solver already for these funds, so a give-back is weighed with it.
+ */
+function burntGas(entries: readonly JournalEntry[]): bigint {
+  return entries
+    .filter(
+      (entry) => (entry.purpose === 'sweep' || entry.purpose === 'give-back') && entry.state === 'reverted',
+    )
+    .reduce((sum, entry) => sum + (parseTransaction(entry.rawTx).gas ?? 0n), 0n);
+}
 
 /** A sweep or give-back that cannot be sent now (RPC down, or it would revert: the funds were recovered). */
 export class DepositAddressTxNotSent extends Error {}
@@ -78,7 +90,12 @@ export class DepositAddressJob {
           unprepared = error;
         }
         // A token is dust too when worth less than the gas: else one unit per transfer drains the solver.
-        if (plan.purpose === 'give-back' && (await this.dust(origin, plan.amount, plan.token, prepared))) {
+        // Weighed with what its attempts that reverted burnt: a refundTo contract that passes the estimate and
+        // reverts once sent (armed by a front-running transaction) would else cost a give-back's gas per attempt.
+        if (
+          plan.purpose === 'give-back' &&
+          (await this.dust(origin, plan.amount, plan.token, prepared, burntGas(entries)))
+        ) {
           return 'done' as const;
         }
         if (!prepared) throw notSent(unprepared);
@@ -174,18 +191,28 @@ export class DepositAddressJob {
    * drain the solver with dust transfers to a deposit address. The gas is the give-back's own estimate as the
    * journal would sign it (`prepared`, `gasLimitOf`), as for refunds (decision 0024): the recipient is an address a
    * user chose, and a contract there may burn gas on receipt (up to `GIVE_BACK_GAS_CAP`); never less than
-   * `GIVE_BACK_FLOOR_GAS`. The funds stay at the address for its recovery address to pull
-   * (docs/deposit-addresses.md). A token is compared with the gas by their USD prices; one that cannot be priced now
-   * is not sent now (the job retries), rather than sent at any cost.
+   * `GIVE_BACK_FLOOR_GAS`; plus `spentGas`, what the job's attempts that reverted burnt (a contract may pass the
+   * estimate and revert once sent, each attempt at the solver's cost). The funds stay at the address for its recovery
+   * address to pull (docs/deposit-addresses.md). A token is compared with the gas by their USD prices; one that cannot
+   * be priced now is not sent now (the job retries), rather than sent at any cost.
    */
   private async dust(
     origin: ChainInfo,
     amount: bigint,
     token: Address | null,
     prepared: PreparedTx | null,
+    spentGas: bigint,
   ): Promise<boolean> {
     try {
-      return await isPaymentDust(this.deps, origin, amount, token ?? NATIVE, prepared, GIVE_BACK_FLOOR_GAS);
+      return await isPaymentDust(
+        this.deps,
+        origin,
+        amount,
+        token ?? NATIVE,
+        prepared,
+        GIVE_BACK_FLOOR_GAS,
+        spentGas,
+      );
     } catch (error) {
       if (error instanceof DustUnknown) throw new DepositAddressTxNotSent(`give-back of ${error.message}`);
       throw error;

@@ -58,8 +58,9 @@ export async function isDust(
  * address a user chose, and a contract there may burn all of it on receipt, up to `PAYMENT_GAS_CAP`. Never less than
  * a plain transfer's gas (30,000 native, 70,000 for a token), the rule's floor; `prepared` null (not estimated: it
  * would revert) weighs at the floor alone, so dust is still not sent, rather than retried. `floorGas` replaces that
- * floor for a payment that is more than a transfer (a deposit-address give-back deploys a receiver first). Throws
- * DustUnknown as isDust does.
+ * floor for a payment that is more than a transfer (a deposit-address give-back deploys a receiver first).
+ * `spentGas` is gas the solver already paid trying to send these funds (attempts that reverted): it is added, so the
+ * attempts together never cost more than the funds are worth. Throws DustUnknown as isDust does.
  *
  * @example if (await isPaymentDust(deps, chain, amount, currency, await journal.prepare(chain, intent))) skip();
  */
@@ -70,9 +71,11 @@ export function isPaymentDust(
   currency: string,
   prepared: Pick<PreparedTx, 'gas'> | null,
   floorGas?: bigint,
+  spentGas = 0n,
 ): Promise<boolean> {
   const native = isNativeAddress(currency);
   const floor = floorGas ?? PAYMENT_GAS[native ? 'native' : 'token'];
   const limit = prepared ? gasLimitOf(prepared.gas) : 0n;
-  return isDust(deps, chain, amount, native ? null : (currency as Address), limit > floor ? limit : floor);
+  const gas = (limit > floor ? limit : floor) + spentGas;
+  return isDust(deps, chain, amount, native ? null : (currency as Address), gas);
 }
