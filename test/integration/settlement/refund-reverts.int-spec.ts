@@ -1,0 +1,149 @@
+import { type Address, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { DATABASE, type Database } from '../../../src/database/database.js';
+import { startTestApp, type TestApp } from '../../support/app.js';
+import { ChainClients, postJson, settlementEnv, waitFor } from '../../support/chain-clients.js';
+import { type Devnet, startDevnets } from '../../support/devnet.js';
+import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import {
+  depositNativeFor,
+  ethQuoteBody,
+  eventTypesOf,
+  freshRecipient,
+  journalOf,
+  type Quote,
+} from './settlement-support.js';
+
+/**
+ * Deploys (from the demo user) a `refundTo` contract the demo user arms and disarms (its call with the word 1 or 0):
+ * it accepts what anyone else sends while disarmed, and burns all the gas it is given (INVALID) while armed.
+ */
+async function deployGasTrap(clients: ChainClients, chain: Devnet): Promise<Address> {
+  const owner = chain.accounts.user.address.slice(2).toLowerCase();
+  // PUSH20 owner; CALLER; EQ; PUSH1 set; JUMPI; PUSH1 0; SLOAD; PUSH1 burn; JUMPI; STOP;
+  // burn: JUMPDEST; INVALID; set: JUMPDEST; PUSH1 0; CALLDATALOAD; PUSH1 0; SSTORE; STOP
+  const runtime = `73${owner}3314602357600054602157005bfe5b60003560005500`;
+  const init = `0x60${(runtime.length / 2).toString(16).padStart(2, '0')}80600b6000396000f3${runtime}` as Hex;
+  const hash = await clients.wallet(chain.chainId).sendTransaction({
+    account: privateKeyToAccount(chain.accounts.user.privateKey),
+    chain: null,
+    data: init,
+  });
+  return (await clients.reader(chain.chainId).waitForTransactionReceipt({ hash })).contractAddress!;
+}
+
+/**
+ * A refund weighed against its gas on its first attempt only, then sent again after each revert: a `refundTo` contract
+ * that passes the estimate and is armed by a transaction front-running each refund into its block makes the solver
+ * pay a refund's gas per attempt (up to 12 per job, and again on each solver:retry) for a deposit that stays in the
+ * depository. The solver must never spend on refunding a deposit more gas, over all its attempts, than it is worth.
+ */
+describe('refunds that revert when sent', () => {
+  let a: Devnet;
+  let b: Devnet;
+  let clients: ChainClients;
+  let database: TestDatabase;
+  let app: TestApp;
+  let db: Database;
+
+  beforeAll(async () => {
+    [a, b] = await startDevnets();
+    clients = new ChainClients([a, b]);
+    database = await createTestDatabase('ferry_refund_reverts');
+    app = await startTestApp(settlementEnv(a, b), [], undefined, database);
+    db = app.app.get<Database>(DATABASE);
+  }, 120_000);
+  afterAll(async () => {
+    await app?.close();
+    await database?.drop();
+    await Promise.all([a?.stop(), b?.stop()]);
+  });
+
+  /** What the solver paid in gas for the request's refunds that mined or reverted, and how many reverted. */
+  const gasPaid = async (id: Hex): Promise<{ paid: bigint; reverted: number }> => {
+    let paid = 0n;
+    let reverted = 0;
+    for (const entry of await journalOf(db, id)) {
+      if (entry.purpose !== 'refund' || !['mined', 'reverted'].includes(entry.state)) continue;
+      const receipt = await clients.reader(a.chainId).getTransactionReceipt({ hash: entry.tx_hash as Hex });
+      paid += receipt.gasUsed * receipt.effectiveGasPrice;
+      if (receipt.status !== 'success') reverted += 1;
+    }
+    return { paid, reverted };
+  };
+
+  /**
+   * Mines chain a's blocks itself (automine off) until stopped, and arms `trap` in front of every solver transaction
+   * waiting in the pool (a higher tip: first in the block), then disarms it in the next block.
+   */
+  const frontRun = (trap: Address) => {
+    const reader = clients.reader(a.chainId);
+    const rpc = (method: string, params: unknown[] = []) =>
+      reader.request({ method, params } as never) as Promise<unknown>;
+    const attacker = privateKeyToAccount(a.accounts.user.privateKey);
+    const arm = async (word: bigint) => {
+      const tip = (await reader.getGasPrice()) * 10n;
+      await clients.wallet(a.chainId).sendTransaction({
+        account: attacker,
+        chain: null,
+        to: trap,
+        data: `0x${word.toString(16).padStart(64, '0')}`,
+        gas: 60_000n,
+        maxPriorityFeePerGas: tip,
+        maxFeePerGas: tip * 3n,
+      });
+    };
+    let stopped = false;
+    const running = (async () => {
+      await rpc('evm_setAutomine', [false]);
+      while (!stopped) {
+        const pending = (await rpc('eth_getBlockByNumber', ['pending', true])) as {
+          transactions: { from: string }[];
+        };
+        const solverWaits = pending.transactions.some(
+          (tx) => tx.from.toLowerCase() === a.accounts.solver.address.toLowerCase(),
+        );
+        if (solverWaits) await arm(1n);
+        await rpc('evm_mine');
+        if (solverWaits) {
+          await arm(0n);
+          await rpc('evm_mine');
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await rpc('evm_setAutomine', [true]);
+    })();
+    return async () => {
+      stopped = true;
+      await running;
+    };
+  };
+
+  it('a refund that reverts once sent is not sent again when the deposit would not cover its gas again', async () => {
+    const trap = await deployGasTrap(clients, a);
+    const { code, body } = await postJson(app, '/quote/v2', {
+      ...ethQuoteBody(a, b, a.accounts.user.address, freshRecipient(0xe1)),
+      refundTo: trap,
+    });
+    expect(code).toBe(200);
+    const id = (body as Quote).protocol.v2.orderId;
+    // A short deposit worth 70,000 gas (refunded): more than two refunds' gas (about 28,000 each), less than three.
+    const amount = (await clients.reader(a.chainId).getGasPrice()) * 70_000n;
+
+    const stop = frontRun(trap);
+    try {
+      await depositNativeFor(clients, a, id, amount);
+      await waitFor(async () => (await gasPaid(id)).reverted > 0, 'a refund reverted', 60_000);
+      // Time for the job to send more (after 1 s, 2 s, 4 s), if it would.
+      await new Promise((resolve) => setTimeout(resolve, 12_000));
+    } finally {
+      await stop();
+    }
+
+    const { paid, reverted } = await gasPaid(id);
+    // Two refunds reverted, paid for; a third would take the solver's spending on this deposit past its worth.
+    expect(reverted).toBeLessThanOrEqual(2);
+    expect(paid).toBeLessThanOrEqual(amount);
+    expect((await eventTypesOf(db, id)).filter((type) => type === 'RefundSucceeded')).toEqual([]);
+  }, 120_000);
+});
