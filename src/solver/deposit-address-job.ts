@@ -1,4 +1,4 @@
-import { type Address, encodeFunctionData, type Hex, parseTransaction } from 'viem';
+import { type Address, encodeFunctionData, type Hex } from 'viem';
 import { depositAddressFactoryAbi } from '../chains/abi/deposit-address-factory.js';
 import type { ChainInfo } from '../chains/chain.js';
 import { failpoint } from '../common/failpoints.js';
@@ -9,7 +9,7 @@ import type {
   RequestQuotedData,
 } from '../requests/domain/request-events.js';
 import type { RequestStatus } from '../requests/domain/request-status.js';
-import { DustUnknown, isPaymentDust } from './dust.js';
+import { DustUnknown, isPaymentDust, revertedGas } from './dust.js';
 import { readRequestFacts } from './request-facts.js';
 import { isRevert, type JobOutcome, type SolverJobDeps, storedError } from './solver-job.js';
 import { type ClaimedJob, jobKey } from './solver-jobs.js';
@@ -21,18 +21,6 @@ import { isSamePayment, type JournalEntry, type PreparedTx, type TxIntent } from
  */
 const GIVE_BACK_FLOOR_GAS = 150_000n;
 const NATIVE = '0x0000000000000000000000000000000000000000';
-
-/**
- * The gas the job's sweeps and give-backs that reverted may have burnt (each its gas limit, all a recipient contract
- * can burn): paid by the solver already for these funds, so a give-back is weighed with it.
- */
-function burntGas(entries: readonly JournalEntry[]): bigint {
-  return entries
-    .filter(
-      (entry) => (entry.purpose === 'sweep' || entry.purpose === 'give-back') && entry.state === 'reverted',
-    )
-    .reduce((sum, entry) => sum + (parseTransaction(entry.rawTx).gas ?? 0n), 0n);
-}
 
 /** A sweep or give-back that cannot be sent now (RPC down, or it would revert: the funds were recovered). */
 export class DepositAddressTxNotSent extends Error {}
@@ -94,7 +82,13 @@ export class DepositAddressJob {
         // reverts once sent (armed by a front-running transaction) would else cost a give-back's gas per attempt.
         if (
           plan.purpose === 'give-back' &&
-          (await this.dust(origin, plan.amount, plan.token, prepared, burntGas(entries)))
+          (await this.dust(
+            origin,
+            plan.amount,
+            plan.token,
+            prepared,
+            revertedGas(entries, ['sweep', 'give-back']),
+          ))
         ) {
           return 'done' as const;
         }

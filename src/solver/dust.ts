@@ -1,4 +1,4 @@
-import type { Address } from 'viem';
+import { type Address, parseTransaction } from 'viem';
 import type { ChainInfo } from '../chains/chain.js';
 import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
 import { usdValue } from '../quotes/domain/pricing/valuation.js';
@@ -6,7 +6,7 @@ import type { Currency } from '../requests/domain/records.js';
 import type { EvmClients } from './evm-clients.js';
 import { feeCapOf } from './fee-cap.js';
 import { isNativeAddress } from './payments.js';
-import { gasLimitOf, type PreparedTx } from './transaction-journal.js';
+import { gasLimitOf, type JournalEntry, type PreparedTx, type TxPurpose } from './transaction-journal.js';
 
 /**
  * Gas a plain payment back takes at most (a native transfer with the order id, or an ERC-20 `transfer`): the least a
@@ -78,4 +78,16 @@ export function isPaymentDust(
   const limit = prepared ? gasLimitOf(prepared.gas) : 0n;
   const gas = (limit > floor ? limit : floor) + spentGas;
   return isDust(deps, chain, amount, native ? null : (currency as Address), gas);
+}
+
+/**
+ * The gas the entries of `purposes` that reverted may have burnt (each its gas limit: all a recipient contract can
+ * burn), paid by the solver already. A payment's estimate is no promise: a contract can pass it and revert once sent
+ * (armed by a transaction front-running the payment), so a payment retried after a revert is weighed with this
+ * (`isPaymentDust`'s `spentGas`), and its attempts together never cost more than it pays.
+ */
+export function revertedGas(entries: readonly JournalEntry[], purposes: readonly TxPurpose[]): bigint {
+  return entries
+    .filter((entry) => purposes.includes(entry.purpose) && entry.state === 'reverted')
+    .reduce((sum, entry) => sum + (parseTransaction(entry.rawTx).gas ?? 0n), 0n);
 }

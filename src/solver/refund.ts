@@ -2,7 +2,7 @@ import type { Hex } from 'viem';
 import type { ChainInfo } from '../chains/chain.js';
 import { failpoint } from '../common/failpoints.js';
 import type { DepositConfirmedData } from '../requests/domain/request-events.js';
-import { DustUnknown, isPaymentDust } from './dust.js';
+import { DustUnknown, isPaymentDust, revertedGas } from './dust.js';
 import { isRevert, type JobOutcome, type SolverJobDeps, storedError } from './solver-job.js';
 import { refundRecipient, transferIntent } from './payments.js';
 import { readRequestFacts } from './request-facts.js';
@@ -90,6 +90,15 @@ export class RefundJob {
           // Refused: the request moved on meanwhile (another attempt submitted a refund); read it again.
           return skipped ? 'done' : 'later';
         }
+        // A refund sent before that reverted is weighed with what its attempts burnt: a refundTo contract that passes
+        // the estimate and reverts once sent (armed by a front-running transaction) would else cost a refund's gas per
+        // attempt. Past the deposit's worth it is not sent (retried unsent, then given up: REFUND_NOT_SENT).
+        const burnt = revertedGas(entries, ['refund']);
+        if (burnt > 0n && (await this.dust(origin, deposit, prepared, burnt))) {
+          throw new RefundNotSent(
+            `not sent: its attempts that reverted burnt up to ${burnt} gas, and another would cost more than the deposit is worth`,
+          );
+        }
         if (!prepared) throw notSent(unprepared);
         try {
           refund = await this.deps.journal.recordPrepared(
@@ -132,7 +141,7 @@ export class RefundJob {
 
   /**
    * Whether refunding the deposit would cost the solver more gas than it gives back (its estimate, `prepared`, as
-   * the journal would sign it; a plain transfer's at least). One that cannot be weighed now
+   * the journal would sign it; a plain transfer's at least; plus `spentGas`, what its attempts that reverted burnt). One that cannot be weighed now
    * (a token with no USD price, the gas price unreadable) is not refunded now (RefundNotSent: retried), rather than
    * refunded at any cost.
    */
@@ -140,9 +149,18 @@ export class RefundJob {
     origin: ChainInfo,
     deposit: DepositConfirmedData,
     prepared: PreparedTx | null,
+    spentGas = 0n,
   ): Promise<boolean> {
     try {
-      return await isPaymentDust(this.deps, origin, BigInt(deposit.amount), deposit.currency, prepared);
+      return await isPaymentDust(
+        this.deps,
+        origin,
+        BigInt(deposit.amount),
+        deposit.currency,
+        prepared,
+        undefined,
+        spentGas,
+      );
     } catch (error) {
       if (error instanceof DustUnknown) throw new RefundNotSent(`refund of ${error.message}`);
       throw new RefundNotSent(`not weighed against its gas: ${storedError(error)}`);
