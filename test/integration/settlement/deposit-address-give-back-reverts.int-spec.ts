@@ -6,6 +6,7 @@ import { ChainClients, postJson, settlementEnv, waitFor } from '../../support/ch
 import { type Devnet, startDevnets } from '../../support/devnet.js';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
 import { ETH, ethQuoteBody, eventTypesOf, freshRecipient, journalOf } from './settlement-support.js';
+import { frontRunSolver } from './front-runner.js';
 
 /**
  * Deploys (from the demo user) a `refundTo` contract its owner arms and disarms (a call with the word 1 or 0): it
@@ -73,53 +74,6 @@ describe('deposit-address give-backs that revert when sent', () => {
     return { paid, reverted };
   };
 
-  /**
-   * Mines chain a's blocks itself (automine off) until stopped, and arms `trap` in front of every solver transaction
-   * waiting in the pool (a higher tip: first in the block), then disarms it in the next block.
-   */
-  const frontRun = (trap: Address) => {
-    const reader = clients.reader(a.chainId);
-    const rpc = (method: string, params: unknown[] = []) =>
-      reader.request({ method, params } as never) as Promise<unknown>;
-    const attacker = privateKeyToAccount(a.accounts.user.privateKey);
-    const arm = async (word: bigint) => {
-      const tip = (await reader.getGasPrice()) * 10n;
-      await clients.wallet(a.chainId).sendTransaction({
-        account: attacker,
-        chain: null,
-        to: trap,
-        data: `0x${word.toString(16).padStart(64, '0')}`,
-        gas: 60_000n,
-        maxPriorityFeePerGas: tip,
-        maxFeePerGas: tip * 3n,
-      });
-    };
-    let stopped = false;
-    const running = (async () => {
-      await rpc('evm_setAutomine', [false]);
-      while (!stopped) {
-        const pending = (await rpc('eth_getBlockByNumber', ['pending', true])) as {
-          transactions: { from: string }[];
-        };
-        const solverWaits = pending.transactions.some(
-          (tx) => tx.from.toLowerCase() === a.accounts.solver.address.toLowerCase(),
-        );
-        if (solverWaits) await arm(1n);
-        await rpc('evm_mine');
-        if (solverWaits) {
-          await arm(0n);
-          await rpc('evm_mine');
-        }
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      await rpc('evm_setAutomine', [true]);
-    })();
-    return async () => {
-      stopped = true;
-      await running;
-    };
-  };
-
   it('a give-back that reverts once sent is not sent again when the funds would not cover its gas again', async () => {
     const trap = await deployGasTrap(clients, a);
     const { code, body } = await postJson(app, '/quote/v2', {
@@ -134,7 +88,7 @@ describe('deposit-address give-backs that revert when sent', () => {
     // Worth 400,000 gas: more than one give-back's gas (about 200,000 estimated, a fifth more signed), less than two.
     const amount = (await clients.reader(a.chainId).getGasPrice()) * 400_000n;
 
-    const stop = frontRun(trap);
+    const stop = frontRunSolver(clients, a, trap);
     try {
       // A plain transfer of the wrong amount: refused (strict), to be given back to the trap.
       await clients.send(a.chainId, a.accounts.relayer.privateKey, address, '0x', amount);

@@ -13,6 +13,7 @@ import {
   journalOf,
   type Quote,
 } from './settlement-support.js';
+import { frontRunSolver } from './front-runner.js';
 
 /**
  * Deploys (from the demo user) a `refundTo` contract the demo user arms and disarms (its call with the word 1 or 0):
@@ -72,78 +73,51 @@ describe('refunds that revert when sent', () => {
     return { paid, reverted };
   };
 
-  /**
-   * Mines chain a's blocks itself (automine off) until stopped, and arms `trap` in front of every solver transaction
-   * waiting in the pool (a higher tip: first in the block), then disarms it in the next block.
-   */
-  const frontRun = (trap: Address) => {
-    const reader = clients.reader(a.chainId);
-    const rpc = (method: string, params: unknown[] = []) =>
-      reader.request({ method, params } as never) as Promise<unknown>;
-    const attacker = privateKeyToAccount(a.accounts.user.privateKey);
-    const arm = async (word: bigint) => {
-      const tip = (await reader.getGasPrice()) * 10n;
-      await clients.wallet(a.chainId).sendTransaction({
-        account: attacker,
-        chain: null,
-        to: trap,
-        data: `0x${word.toString(16).padStart(64, '0')}`,
-        gas: 60_000n,
-        maxPriorityFeePerGas: tip,
-        maxFeePerGas: tip * 3n,
-      });
-    };
-    let stopped = false;
-    const running = (async () => {
-      await rpc('evm_setAutomine', [false]);
-      while (!stopped) {
-        const pending = (await rpc('eth_getBlockByNumber', ['pending', true])) as {
-          transactions: { from: string }[];
-        };
-        const solverWaits = pending.transactions.some(
-          (tx) => tx.from.toLowerCase() === a.accounts.solver.address.toLowerCase(),
-        );
-        if (solverWaits) await arm(1n);
-        await rpc('evm_mine');
-        if (solverWaits) {
-          await arm(0n);
-          await rpc('evm_mine');
-        }
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      await rpc('evm_setAutomine', [true]);
-    })();
-    return async () => {
-      stopped = true;
-      await running;
-    };
-  };
-
   it('a refund that reverts once sent is not sent again when the deposit would not cover its gas again', async () => {
     const trap = await deployGasTrap(clients, a);
-    const { code, body } = await postJson(app, '/quote/v2', {
-      ...ethQuoteBody(a, b, a.accounts.user.address, freshRecipient(0xe1)),
-      refundTo: trap,
-    });
-    expect(code).toBe(200);
-    const id = (body as Quote).protocol.v2.orderId;
-    // A short deposit worth 70,000 gas (refunded): more than two refunds' gas (about 28,000 each), less than three.
-    const amount = (await clients.reader(a.chainId).getGasPrice()) * 70_000n;
-
-    const stop = frontRun(trap);
+    const stop = frontRunSolver(clients, a, trap);
+    let id: Hex | undefined;
+    let amount = 0n;
     try {
-      await depositNativeFor(clients, a, id, amount);
-      await waitFor(async () => (await gasPaid(id)).reverted > 0, 'a refund reverted', 60_000);
+      // The front-runner arms the trap when it sees a refund waiting in the pool, then mines. A refund that reaches the
+      // pool between its look and its mine is mined unarmed and succeeds (a busy machine widens that window): the
+      // attack is then played again on a new request, at most three times.
+      for (let attempt = 0; attempt < 3 && id === undefined; attempt += 1) {
+        const { code, body } = await postJson(app, '/quote/v2', {
+          ...ethQuoteBody(a, b, a.accounts.user.address, freshRecipient(0xe1 + attempt)),
+          refundTo: trap,
+        });
+        expect(code).toBe(200);
+        const request = (body as Quote).protocol.v2.orderId;
+        // A short deposit worth 70,000 gas (refunded): more than two refunds' gas (about 28,000 each), less than three.
+        amount = (await clients.reader(a.chainId).getGasPrice()) * 70_000n;
+        await depositNativeFor(clients, a, request, amount);
+        const outcome = await waitFor(
+          async () => {
+            if ((await gasPaid(request)).reverted > 0) return 'reverted';
+            const types = await eventTypesOf(db, request);
+            return types.includes('RefundSucceeded') ? 'refunded unarmed' : null;
+          },
+          'a refund reverted (or mined before the front-runner armed the trap)',
+          75_000,
+        ).catch(async (error: Error) => {
+          // What the request and the journal show, for whoever reads a failure here.
+          const seen = { events: await eventTypesOf(db, request), journal: await journalOf(db, request) };
+          throw new Error(`${error.message}: ${JSON.stringify(seen)}`);
+        });
+        if (outcome === 'reverted') id = request;
+      }
+      expect(id).toBeDefined();
       // Time for the job to send more (after 1 s, 2 s, 4 s), if it would.
       await new Promise((resolve) => setTimeout(resolve, 12_000));
     } finally {
       await stop();
     }
 
-    const { paid, reverted } = await gasPaid(id);
+    const { paid, reverted } = await gasPaid(id!);
     // Two refunds reverted, paid for; a third would take the solver's spending on this deposit past its worth.
     expect(reverted).toBeLessThanOrEqual(2);
     expect(paid).toBeLessThanOrEqual(amount);
-    expect((await eventTypesOf(db, id)).filter((type) => type === 'RefundSucceeded')).toEqual([]);
-  }, 120_000);
+    expect((await eventTypesOf(db, id!)).filter((type) => type === 'RefundSucceeded')).toEqual([]);
+  }, 300_000);
 });
