@@ -77,7 +77,9 @@ export function registerStateMetrics(registry: Registry, sources: StateSources):
     [],
     async (set) => {
       const { rows } = await db.query<{ age: string | null }>(
-        `SELECT extract(epoch FROM now() - min(xact_start))::text AS age FROM pg_stat_activity
+        // clock_timestamp(), not now(): now() is when this scrape's own transaction began, and a transaction that
+        // began after it would read a negative age (as /health's reading does, log-watermark.ts).
+        `SELECT greatest(0, extract(epoch FROM clock_timestamp() - min(xact_start)))::text AS age FROM pg_stat_activity
           WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid()`,
       );
       set({}, Number(rows[0]?.age ?? 0));
