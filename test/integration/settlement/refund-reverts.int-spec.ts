@@ -60,17 +60,19 @@ describe('refunds that revert when sent', () => {
     await Promise.all([a?.stop(), b?.stop()]);
   });
 
-  /** What the solver paid in gas for the request's refunds that mined or reverted, and how many reverted. */
-  const gasPaid = async (id: Hex): Promise<{ paid: bigint; reverted: number }> => {
+  /** The gas the solver paid for the request's refunds that mined or reverted, how many it sent, how many reverted. */
+  const gasPaid = async (id: Hex): Promise<{ paid: bigint; sent: number; reverted: number }> => {
     let paid = 0n;
+    let sent = 0;
     let reverted = 0;
     for (const entry of await journalOf(db, id)) {
       if (entry.purpose !== 'refund' || !['mined', 'reverted'].includes(entry.state)) continue;
       const receipt = await clients.reader(a.chainId).getTransactionReceipt({ hash: entry.tx_hash as Hex });
       paid += receipt.gasUsed * receipt.effectiveGasPrice;
+      sent += 1;
       if (receipt.status !== 'success') reverted += 1;
     }
-    return { paid, reverted };
+    return { paid, sent, reverted };
   };
 
   it('a refund that reverts once sent is not sent again when the deposit would not cover its gas again', async () => {
@@ -114,10 +116,11 @@ describe('refunds that revert when sent', () => {
       await stop();
     }
 
-    const { paid, reverted } = await gasPaid(id!);
-    // Two refunds reverted, paid for; a third would take the solver's spending on this deposit past its worth.
-    expect(reverted).toBeLessThanOrEqual(2);
+    const { paid, sent } = await gasPaid(id!);
+    // At most two refunds sent (about 28,000 gas each against a deposit worth 70,000): a third would take the solver's
+    // spending on this deposit past its worth. The second may have mined (the front-runner can miss one: then it is a
+    // refund), never a third after two reverted.
+    expect(sent).toBeLessThanOrEqual(2);
     expect(paid).toBeLessThanOrEqual(amount);
-    expect((await eventTypesOf(db, id!)).filter((type) => type === 'RefundSucceeded')).toEqual([]);
   }, 300_000);
 });
