@@ -14,6 +14,7 @@ import { AGGREGATE_SNAPSHOTS, type SnapshotStore } from '../event-store/aggregat
 import { EVENT_STORE, type EventStore, type RecordedEvent } from '../event-store/event-store.js';
 import { SponsorHolds } from '../app-fees/sponsor-holds.js';
 import { RequestDomainError } from '../requests/domain/request-decide.js';
+import { requestStreamId } from '../requests/domain/request.aggregate.js';
 import { erc20Abi } from '../chains/abi/erc20.js';
 import { EvmClients } from '../solver/evm-clients.js';
 import { isRevert, message } from '../solver/solver-job.js';
@@ -29,11 +30,14 @@ import {
   permitDepositCalldata,
   verifyPermitSignature,
 } from '../quotes/domain/steps/permit.js';
-import { permitJobKey, permitMarginSeconds, submitPermitDeposit } from './permit-deposit.js';
+import {
+  permitJobKey,
+  permitMarginSeconds,
+  permitSecondsLeft,
+  permitValidBefore,
+  submitPermitDeposit,
+} from './permit-deposit.js';
 import { permitsInFlight } from './permits-in-flight.js';
-
-/** The request stream of a request id. */
-const requestStream = (requestId: string) => `request-${requestId.toLowerCase()}`;
 
 /** A permit the user's balance does not fund beside the user's permits in flight (smallest units, as strings). */
 interface Unfunded {
@@ -77,7 +81,7 @@ export class ExecuteService {
     requestId: string,
     signature: Hex,
   ): Promise<{ message: string; requestId: string; txHash: string }> {
-    const events = await this.store.readStream(requestStream(requestId));
+    const events = await this.store.readStream(requestStreamId(requestId));
     const quoted = events[0];
     if (!quoted || quoted.type !== 'RequestQuoted') {
       throw new ApiError('NOT_FOUND', `No quote issued request ${requestId}`);
@@ -104,7 +108,7 @@ export class ExecuteService {
       depository: origin.depository as Address,
       amount: BigInt(quote.currencyIn.amount),
       validAfter: 0,
-      validBefore: Math.floor(Date.parse(quote.quoteExpiresAt) / 1000),
+      validBefore: permitValidBefore(quote.quoteExpiresAt),
     };
     await verifyPermitSignature(parameters, signature);
     const submitted = await this.submittedAfterQuote(journal, quote.requestId, events);
@@ -144,7 +148,7 @@ export class ExecuteService {
   /** `CONFLICT` when the authorization expires too soon for the relayer to be sure it mines before then. */
   private refuseExpiring(parameters: PermitParameters): void {
     const margin = permitMarginSeconds(this.config.quotes.quoteTtlSeconds);
-    const left = parameters.validBefore - this.clock.now().getTime() / 1000;
+    const left = permitSecondsLeft(parameters.validBefore, this.clock.now());
     if (left >= margin) return;
     throw new ApiError(
       'CONFLICT',
@@ -259,7 +263,7 @@ export class ExecuteService {
         { sponsoredAmount: quote.sponsor!.amount },
       );
     }
-    const events = await this.store.readStream(requestStream(quote.requestId));
+    const events = await this.store.readStream(requestStreamId(quote.requestId));
     return this.submittedAfterQuote(journal, quote.requestId, events);
   }
 

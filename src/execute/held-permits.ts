@@ -4,9 +4,10 @@ import type { Clock } from '../common/clock.js';
 import type { Database } from '../database/database.js';
 import type { EventStore } from '../event-store/event-store.js';
 import { RequestDomainError } from '../requests/domain/request-decide.js';
+import { requestStreamId } from '../requests/domain/request.aggregate.js';
 import type { RequestQuotedData } from '../requests/domain/request-events.js';
 import { EvmClients } from '../solver/evm-clients.js';
-import { submitPermitDeposit } from './permit-deposit.js';
+import { permitSecondsLeft, permitValidBefore, submitPermitDeposit } from './permit-deposit.js';
 import { COLUMNS, type JournalRow, toEntry } from '../solver/journal-rows.js';
 import { isRevert } from '../solver/solver-job.js';
 import {
@@ -97,10 +98,10 @@ export class HeldPermits {
   private async taken(chain: ChainInfo, entry: JournalEntry): Promise<boolean> {
     const requestId = entry.requestId;
     if (!requestId) return false;
-    const [quoted] = await this.store.readStream(`request-${requestId.toLowerCase()}`);
+    const [quoted] = await this.store.readStream(requestStreamId(requestId), { maxCount: 1 });
     if (quoted?.type !== 'RequestQuoted') return false;
-    const validBefore = Math.floor(Date.parse((quoted.data as RequestQuotedData).quoteExpiresAt) / 1000);
-    if (validBefore - this.clock.now().getTime() / 1000 < this.options.marginSeconds) return false;
+    const validBefore = permitValidBefore((quoted.data as RequestQuotedData).quoteExpiresAt);
+    if (permitSecondsLeft(validBefore, this.clock.now()) < this.options.marginSeconds) return false;
     if (!(await this.wouldMine(chain, entry))) return false;
     try {
       await this.commands.execute(submitPermitDeposit(requestId, chain.id, entry.txHash, this.clock.now()));

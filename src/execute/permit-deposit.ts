@@ -15,6 +15,14 @@ export function permitMarginSeconds(quoteTtlSeconds: number): number {
   return Math.min(PERMIT_VALIDITY_MARGIN_SECONDS, quoteTtlSeconds / 2);
 }
 
+/** A permit's `validBefore` (seconds): its quote's expiry, which the relayer's authorization ends at. */
+export const permitValidBefore = (quoteExpiresAt: string): number =>
+  Math.floor(Date.parse(quoteExpiresAt) / 1000);
+
+/** The seconds a permit valid before `validBefore` has left at `now` (negative once it expired). */
+export const permitSecondsLeft = (validBefore: number, now: Date): number =>
+  validBefore - now.getTime() / 1000;
+
 /** The journal job of a request's permit deposit. */
 export const permitJobKey = (requestId: string): string => `permit:${requestId.toLowerCase()}`;
 
