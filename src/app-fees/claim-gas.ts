@@ -1,9 +1,7 @@
-import type { ChainInfo } from '../chains/chain.js';
 import { ApiError } from '../common/http/api-error.js';
 import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
-import { DustUnknown, isPaymentDust } from '../solver/dust.js';
+import { DustUnknown } from '../solver/dust.js';
 import type { EvmClients } from '../solver/evm-clients.js';
-import type { PreparedTx } from '../solver/transaction-journal.js';
 import type { ClaimPayouts } from './claim-payouts.js';
 
 /** What weighing a claim's payout against its gas reads: the payout chain's gas price, USD prices of a token. */
@@ -27,22 +25,6 @@ export class ClaimBelowGas extends Error {
     );
     this.name = 'ClaimBelowGas';
   }
-}
-
-/**
- * Whether a claim's payout is worth less than the gas the treasury pays to send it: the claimer asks for it and Ferry
- * pays the gas, so without this anyone with a balance of one unit could have Ferry spend a transfer's gas on it. The
- * rule of refunds (decision 0024, `isPaymentDust`): the payout's estimate as the journal would sign it (`prepared`;
- * a plain transfer's gas when not estimated), at the chain's gas price cut to its fee cap, a token by USD prices.
- * Throws DustUnknown when it cannot be weighed now (no USD price).
- */
-export function isClaimPayoutDust(
-  deps: ClaimGasDeps,
-  chain: ChainInfo,
-  payout: ClaimPayoutOf,
-  prepared: Pick<PreparedTx, 'gas'> | null,
-): Promise<boolean> {
-  return isPaymentDust(deps, chain, BigInt(payout.payoutAmount), payout.currency, prepared);
 }
 
 /** The answer to a claim whose payout is not worth its gas: 400 `CLAIM_BELOW_GAS`. */

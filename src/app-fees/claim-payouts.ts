@@ -1,11 +1,18 @@
 import type { Address, Hex } from 'viem';
 import type { ChainRegistry } from '../chains/chain-registry.js';
+import type { ChainInfo } from '../chains/chain.js';
 import type { Clock } from '../common/clock.js';
 import type { AggregateRepository } from '../event-store/aggregate-repository.js';
 import { transferIntent } from '../solver/payments.js';
 import { message } from '../solver/solver-job.js';
-import { isSamePayment, type JournalEntry, type TransactionJournal } from '../solver/transaction-journal.js';
-import { ClaimBelowGas, type ClaimGasDeps, type ClaimPayoutOf, isClaimPayoutDust } from './claim-gas.js';
+import {
+  isSamePayment,
+  type JournalEntry,
+  type PreparedTx,
+  type TransactionJournal,
+} from '../solver/transaction-journal.js';
+import { isPaymentDust } from '../solver/dust.js';
+import { ClaimBelowGas, type ClaimGasDeps, type ClaimPayoutOf } from './claim-gas.js';
 import { type AppFeeAccountCommand, AppFeeDomainError } from './domain/app-fee-account-decide.js';
 import { AppFeeAccountAggregate } from './domain/app-fee-account.aggregate.js';
 import type { ClaimState } from './domain/app-fee-account-state.js';
@@ -63,24 +70,34 @@ export class ClaimPayouts {
   }
 
   /**
-   * Whether the payout of a claim opened on these terms is worth its gas (`isClaimPayoutDust`), estimated from the
+   * Whether the payout of a claim opened on these terms is worth its gas (`isPayoutDust`), estimated from the
    * treasury without reading its nonce or fees: opening a claim needs no signature. Throws DustUnknown when it cannot
    * be weighed now.
    */
-  async worthItsGas(claim: ClaimPayoutOf & { readonly recipient: string; readonly claimId: string }) {
+  async worthItsGas(claim: PayoutTerms): Promise<boolean> {
     if (!this.gas) return true;
     const chain = this.chains.chain(claim.chainId);
-    const intent = transferIntent(
-      claim.currency,
-      claim.recipient,
-      BigInt(claim.payoutAmount),
-      claim.claimId as Hex,
-    );
     const gas = await this.gas.clients
       .of(chain)
-      .estimateGas({ account: this.treasury, ...intent })
+      .estimateGas({ account: this.treasury, ...payoutIntent(claim) })
       .catch(() => null);
-    return !(await isClaimPayoutDust(this.gas, chain, claim, gas === null ? null : { gas }));
+    return !(await this.isPayoutDust(chain, claim, gas === null ? null : { gas }));
+  }
+
+  /**
+   * Whether a claim's payout is worth less than the gas the treasury pays to send it: the claimer asks for it and
+   * Ferry pays the gas, so without this anyone with a balance of one unit could have Ferry spend a transfer's gas on
+   * it. The rule of refunds (decision 0024, `isPaymentDust`): the payout's estimate as the journal would sign it
+   * (`prepared`; a plain transfer's gas when not estimated), at the chain's gas price cut to its fee cap, a token by
+   * USD prices. False when no gas deps were given.
+   */
+  private async isPayoutDust(
+    chain: ChainInfo,
+    claim: ClaimPayoutOf,
+    prepared: Pick<PreparedTx, 'gas'> | null,
+  ): Promise<boolean> {
+    if (!this.gas) return false;
+    return isPaymentDust(this.gas, chain, BigInt(claim.payoutAmount), claim.currency, prepared);
   }
 
   /**
@@ -104,15 +121,9 @@ export class ClaimPayouts {
         // An attempt that reverted or was dropped is dead: the claim fails rather than paying a second time.
         if (entries.length > 0) return dead(entries);
         try {
-          const intent = transferIntent(
-            claim.currency,
-            claim.recipient,
-            BigInt(claim.payoutAmount),
-            claim.claimId as Hex,
-          );
-          const prepared = await this.journal.prepare(chain, intent);
+          const prepared = await this.journal.prepare(chain, payoutIntent(claim));
           // Weighed at the gas it would be signed with (gas may have risen since the claim was opened).
-          if (this.gas && (await isClaimPayoutDust(this.gas, chain, claim, prepared))) {
+          if (await this.isPayoutDust(chain, claim, prepared)) {
             throw new ClaimBelowGas(claim);
           }
           entry = await this.journal.recordPrepared(
@@ -216,3 +227,10 @@ export class ClaimPayouts {
     return this.clock.now().toISOString();
   }
 }
+
+/** What a claim's payout is made from: its terms, the recipient and the claim's id (the transfer's order id). */
+type PayoutTerms = ClaimPayoutOf & { readonly recipient: string; readonly claimId: string };
+
+/** The treasury's transfer paying a claim. */
+const payoutIntent = (claim: PayoutTerms) =>
+  transferIntent(claim.currency, claim.recipient, BigInt(claim.payoutAmount), claim.claimId as Hex);

@@ -1,4 +1,4 @@
-import { type Address, encodeFunctionData, type Hex } from 'viem';
+import { type Address, encodeFunctionData, type Hex, zeroAddress } from 'viem';
 import { depositAddressFactoryAbi } from '../chains/abi/deposit-address-factory.js';
 import type { ChainInfo } from '../chains/chain.js';
 import { failpoint } from '../common/failpoints.js';
@@ -9,7 +9,7 @@ import type {
   RequestQuotedData,
 } from '../requests/domain/request-events.js';
 import type { RequestStatus } from '../requests/domain/request-status.js';
-import { DustUnknown, isPaymentDust, revertedGas } from './dust.js';
+import { DustUnknown, isPaymentDust, preparePayment, revertedGas } from './dust.js';
 import { readRequestFacts } from './request-facts.js';
 import { isRevert, type JobOutcome, type SolverJobDeps, storedError } from './solver-job.js';
 import { type ClaimedJob, jobKey } from './solver-jobs.js';
@@ -20,7 +20,6 @@ import { isSamePayment, type JournalEntry, type PreparedTx, type TxIntent } from
  * it deploys the receiver before it pays.
  */
 const GIVE_BACK_FLOOR_GAS = 150_000n;
-const NATIVE = '0x0000000000000000000000000000000000000000';
 
 /** A sweep or give-back that cannot be sent now (RPC down, or it would revert: the funds were recovered). */
 export class DepositAddressTxNotSent extends Error {}
@@ -69,14 +68,7 @@ export class DepositAddressJob {
           new DepositAddressTxNotSent(
             `${plan.purpose} ${isRevert(error) ? 'would revert' : 'not sent'}: ${storedError(error)}`,
           );
-        // Estimated once: a give-back is weighed at the gas it would be signed with, and signed with it.
-        let prepared: PreparedTx | null = null;
-        let unprepared: unknown;
-        try {
-          prepared = await this.deps.journal.prepare(origin, plan.intent);
-        } catch (error) {
-          unprepared = error;
-        }
+        const { prepared, unprepared } = await preparePayment(this.deps.journal, origin, plan.intent);
         // A token is dust too when worth less than the gas: else one unit per transfer drains the solver.
         // Weighed with what its attempts that reverted burnt: a refundTo contract that passes the estimate and
         // reverts once sent (armed by a front-running transaction) would else cost a give-back's gas per attempt.
@@ -198,15 +190,10 @@ export class DepositAddressJob {
     spentGas: bigint,
   ): Promise<boolean> {
     try {
-      return await isPaymentDust(
-        this.deps,
-        origin,
-        amount,
-        token ?? NATIVE,
-        prepared,
-        GIVE_BACK_FLOOR_GAS,
+      return await isPaymentDust(this.deps, origin, amount, token ?? zeroAddress, prepared, {
+        floorGas: GIVE_BACK_FLOOR_GAS,
         spentGas,
-      );
+      });
     } catch (error) {
       if (error instanceof DustUnknown) throw new DepositAddressTxNotSent(`give-back of ${error.message}`);
       throw error;

@@ -6,7 +6,14 @@ import type { Currency } from '../requests/domain/records.js';
 import type { EvmClients } from './evm-clients.js';
 import { feeCapOf } from './fee-cap.js';
 import { isNativeAddress } from './payments.js';
-import { gasLimitOf, type JournalEntry, type PreparedTx, type TxPurpose } from './transaction-journal.js';
+import {
+  gasLimitOf,
+  type JournalEntry,
+  type PreparedTx,
+  type TransactionJournal,
+  type TxIntent,
+  type TxPurpose,
+} from './transaction-journal.js';
 
 /**
  * Gas a plain payment back takes at most (a native transfer with the order id, or an ERC-20 `transfer`): the least a
@@ -57,10 +64,10 @@ export async function isDust(
  * would sign it with (`gasLimitOf` its estimate in `prepared`, what `journal.prepare` read): the recipient is an
  * address a user chose, and a contract there may burn all of it on receipt, up to `PAYMENT_GAS_CAP`. Never less than
  * a plain transfer's gas (30,000 native, 70,000 for a token), the rule's floor; `prepared` null (not estimated: it
- * would revert) weighs at the floor alone, so dust is still not sent, rather than retried. `floorGas` replaces that
- * floor for a payment that is more than a transfer (a deposit-address give-back deploys a receiver first).
- * `spentGas` is gas the solver already paid trying to send these funds (attempts that reverted): it is added, so the
- * attempts together never cost more than the funds are worth. Throws DustUnknown as isDust does.
+ * would revert) weighs at the floor alone, so dust is still not sent, rather than retried. `options.floorGas`
+ * replaces that floor for a payment that is more than a transfer (a deposit-address give-back deploys a receiver
+ * first). `options.spentGas` is gas the solver already paid trying to send these funds (attempts that reverted): it is
+ * added, so the attempts together never cost more than the funds are worth. Throws DustUnknown as isDust does.
  *
  * @example if (await isPaymentDust(deps, chain, amount, currency, await journal.prepare(chain, intent))) skip();
  */
@@ -70,13 +77,12 @@ export function isPaymentDust(
   amount: bigint,
   currency: string,
   prepared: Pick<PreparedTx, 'gas'> | null,
-  floorGas?: bigint,
-  spentGas = 0n,
+  options: { readonly floorGas?: bigint; readonly spentGas?: bigint } = {},
 ): Promise<boolean> {
   const native = isNativeAddress(currency);
-  const floor = floorGas ?? PAYMENT_GAS[native ? 'native' : 'token'];
+  const floor = options.floorGas ?? PAYMENT_GAS[native ? 'native' : 'token'];
   const limit = prepared ? gasLimitOf(prepared.gas) : 0n;
-  const gas = (limit > floor ? limit : floor) + spentGas;
+  const gas = (limit > floor ? limit : floor) + (options.spentGas ?? 0n);
   return isDust(deps, chain, amount, native ? null : (currency as Address), gas);
 }
 
@@ -90,4 +96,22 @@ export function revertedGas(entries: readonly JournalEntry[], purposes: readonly
   return entries
     .filter((entry) => purposes.includes(entry.purpose) && entry.state === 'reverted')
     .reduce((sum, entry) => sum + (parseTransaction(entry.rawTx).gas ?? 0n), 0n);
+}
+
+/**
+ * A payment's transaction prepared once (`journal.prepare`: the gas it is weighed at is the gas it would be signed
+ * with), or, when that fails (it would revert, or the RPC failed), null and why: such a payment is still weighed
+ * against its gas (`isPaymentDust` at its floor), so dust is skipped rather than retried; the caller then throws
+ * `unprepared`.
+ */
+export async function preparePayment(
+  journal: Pick<TransactionJournal, 'prepare'>,
+  chain: ChainInfo,
+  intent: TxIntent,
+): Promise<{ readonly prepared: PreparedTx | null; readonly unprepared?: unknown }> {
+  try {
+    return { prepared: await journal.prepare(chain, intent) };
+  } catch (error) {
+    return { prepared: null, unprepared: error };
+  }
 }

@@ -2,7 +2,7 @@ import type { Hex } from 'viem';
 import type { ChainInfo } from '../chains/chain.js';
 import { failpoint } from '../common/failpoints.js';
 import type { DepositConfirmedData } from '../requests/domain/request-events.js';
-import { DustUnknown, isPaymentDust, revertedGas } from './dust.js';
+import { DustUnknown, isPaymentDust, preparePayment, revertedGas } from './dust.js';
 import { isRevert, type JobOutcome, type SolverJobDeps, storedError } from './solver-job.js';
 import { refundRecipient, transferIntent } from './payments.js';
 import { readRequestFacts } from './request-facts.js';
@@ -66,15 +66,9 @@ export class RefundJob {
           BigInt(deposit.amount),
           quote.requestId as Hex,
         );
-        // Estimated once: the gas it is weighed at is the gas it would be signed with. One that cannot be estimated
-        // (it would revert) is still weighed at a plain transfer's gas: dust is skipped, not retried.
-        let prepared: PreparedTx | null = null;
-        let unprepared: unknown;
-        try {
-          prepared = await this.deps.journal.prepare(origin, intent);
-        } catch (error) {
-          unprepared = error;
-        }
+        // One that cannot be estimated (it would revert) is still weighed at a plain transfer's gas: dust is skipped,
+        // not retried.
+        const { prepared, unprepared } = await preparePayment(this.deps.journal, origin, intent);
         if (!submittedBefore && (await this.dust(origin, deposit, prepared))) {
           failpoint('refund:after-dust');
           const skipped = await this.deps.requests.record(quote.requestId, {
@@ -141,9 +135,9 @@ export class RefundJob {
 
   /**
    * Whether refunding the deposit would cost the solver more gas than it gives back (its estimate, `prepared`, as
-   * the journal would sign it; a plain transfer's at least; plus `spentGas`, what its attempts that reverted burnt). One that cannot be weighed now
-   * (a token with no USD price, the gas price unreadable) is not refunded now (RefundNotSent: retried), rather than
-   * refunded at any cost.
+   * the journal would sign it; a plain transfer's at least; plus `spentGas`, what its attempts that reverted burnt).
+   * One that cannot be weighed now (a token with no USD price, the gas price unreadable) is not refunded now
+   * (RefundNotSent: retried), rather than refunded at any cost.
    */
   private async dust(
     origin: ChainInfo,
@@ -152,15 +146,9 @@ export class RefundJob {
     spentGas = 0n,
   ): Promise<boolean> {
     try {
-      return await isPaymentDust(
-        this.deps,
-        origin,
-        BigInt(deposit.amount),
-        deposit.currency,
-        prepared,
-        undefined,
+      return await isPaymentDust(this.deps, origin, BigInt(deposit.amount), deposit.currency, prepared, {
         spentGas,
-      );
+      });
     } catch (error) {
       if (error instanceof DustUnknown) throw new RefundNotSent(`refund of ${error.message}`);
       throw new RefundNotSent(`not weighed against its gas: ${storedError(error)}`);

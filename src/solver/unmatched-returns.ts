@@ -2,12 +2,12 @@ import type { Hex } from 'viem';
 import type { ChainRegistry } from '../chains/chain-registry.js';
 import type { Database, SqlExecutor } from '../database/database.js';
 import { failpoint } from '../common/failpoints.js';
-import { isPaymentDust } from './dust.js';
+import { isPaymentDust, preparePayment } from './dust.js';
 import type { EvmClients } from './evm-clients.js';
 import type { PriceSource } from '../quotes/domain/pricing/price-source.js';
 import { transferIntent } from './payments.js';
 import { storedError } from './solver-job.js';
-import { isSamePayment, type PreparedTx, type TransactionJournal } from './transaction-journal.js';
+import { isSamePayment, type TransactionJournal } from './transaction-journal.js';
 
 interface UnmatchedRow {
   chain_id: string;
@@ -86,13 +86,7 @@ export class UnmatchedReturns {
         // Worth less than the gas it would be signed with (the depositor may be a contract burning gas on receipt;
         // a plain transfer's at least, also when it cannot be estimated): not returned, it stays in the depository,
         // else dust drains the solver.
-        let prepared: PreparedTx | null = null;
-        let unprepared: unknown;
-        try {
-          prepared = await this.journal.prepare(chain, intent);
-        } catch (error) {
-          unprepared = error;
-        }
+        const { prepared, unprepared } = await preparePayment(this.journal, chain, intent);
         if (await isPaymentDust(this.options, chain, BigInt(row.amount), row.currency, prepared))
           return 'dust' as const;
         if (!prepared) throw unprepared;
