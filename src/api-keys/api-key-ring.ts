@@ -20,10 +20,18 @@ export type SecretGeneration = 'current' | 'previous';
 export class ApiKeyRing {
   private readonly current: ApiKeySecrets;
   private readonly previous: ApiKeySecrets | undefined;
+  /** The secrets a stored value may be under, the current one first. */
+  private readonly generations: readonly (readonly [SecretGeneration, ApiKeySecrets])[];
 
   constructor(current: Buffer, previous?: Buffer | null) {
     this.current = deriveSecrets(current);
     this.previous = previous ? deriveSecrets(previous) : undefined;
+    this.generations = this.previous
+      ? [
+          ['current', this.current],
+          ['previous', this.previous],
+        ]
+      : [['current', this.current]];
   }
 
   /** Whether a previous secret is configured (a rotation is under way). */
@@ -55,7 +63,7 @@ export class ApiKeyRing {
     readonly under: SecretGeneration;
   } {
     let failure: Error | undefined;
-    for (const [under, secrets] of this.generations()) {
+    for (const [under, secrets] of this.generations) {
       let key: string;
       try {
         key = decryptApiKey(secrets.encryptionKey, row.keyCiphertext, row.id);
@@ -79,26 +87,13 @@ export class ApiKeyRing {
     apiKeyId: string,
     headerName: string,
   ): { readonly value: string; readonly under: SecretGeneration } {
-    const generations = this.generations();
-    for (const [index, [under, secrets]] of generations.entries()) {
-      try {
-        return {
-          value: decryptWebhookHeaderValue(secrets.encryptionKey, sealed, apiKeyId, headerName),
-          under,
-        };
-      } catch (error) {
-        if (index === generations.length - 1) throw error;
-      }
+    const open = (secrets: ApiKeySecrets) =>
+      decryptWebhookHeaderValue(secrets.encryptionKey, sealed, apiKeyId, headerName);
+    try {
+      return { value: open(this.current), under: 'current' };
+    } catch (error) {
+      if (!this.previous) throw error;
+      return { value: open(this.previous), under: 'previous' };
     }
-    throw new Error('unreachable: a key ring always holds the current secret');
-  }
-
-  private generations(): [SecretGeneration, ApiKeySecrets][] {
-    return this.previous
-      ? [
-          ['current', this.current],
-          ['previous', this.previous],
-        ]
-      : [['current', this.current]];
   }
 }
