@@ -188,7 +188,7 @@ export function evolve(state: RequestState, event: RequestEvent): RequestState {
       const e = event as RequestEvent & { refundFailReason: string; failedTxHash: string | null };
       const failReason = state.status === 'failure' ? state.failReason : 'REFUND_REQUIRED';
       const refundsFailed = e.failedTxHash
-        ? [...(base.refundsFailed ?? []), e.failedTxHash.toLowerCase()]
+        ? [...base.refundsFailed, e.failedTxHash.toLowerCase()]
         : base.refundsFailed;
       return failed({ ...base, refundsFailed }, depositOf(state), failReason, e.refundFailReason);
     }
