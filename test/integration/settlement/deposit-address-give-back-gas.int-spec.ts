@@ -1,9 +1,10 @@
 import type { Address, Hex } from 'viem';
-import { DATABASE, type Database } from '../../../src/database/database.js';
-import { startTestApp, type TestApp } from '../../support/app.js';
-import { ChainClients, postJson, settlementEnv, waitFor } from '../../support/chain-clients.js';
-import { type Devnet, startDevnets } from '../../support/devnet.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import type { Database } from '../../../src/database/database.js';
+import type { TestApp } from '../../support/app.js';
+import { type ChainClients, postJson, waitFor } from '../../support/chain-clients.js';
+import type { Devnet } from '../../support/devnet.js';
+import type { TestDatabase } from '../../support/postgres.js';
+import { startSettlementSuite, stopSettlementSuite } from '../../support/settlement-suite.js';
 import {
   deployGasBurner,
   ETH,
@@ -37,17 +38,9 @@ describe('deposit-address give-backs weighed at their own gas', () => {
   let seed = 0xb0;
 
   beforeAll(async () => {
-    [a, b] = await startDevnets();
-    clients = new ChainClients([a, b]);
-    database = await createTestDatabase('ferry_give_back_gas');
-    app = await startTestApp(settlementEnv(a, b), [], undefined, database);
-    db = app.app.get<Database>(DATABASE);
+    ({ a, b, clients, database, app, db } = await startSettlementSuite('ferry_give_back_gas'));
   }, 120_000);
-  afterAll(async () => {
-    await app?.close();
-    await database?.drop();
-    await Promise.all([a?.stop(), b?.stop()]);
-  });
+  afterAll(() => stopSettlementSuite({ a, b, database, app }));
 
   /** A strict deposit address whose refunds (and recovery) go to `refundTo`. */
   const addressQuote = async (refundTo: Address) => {

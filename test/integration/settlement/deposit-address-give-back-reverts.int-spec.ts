@@ -1,10 +1,11 @@
 import { type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { DATABASE, type Database } from '../../../src/database/database.js';
-import { startTestApp, type TestApp } from '../../support/app.js';
-import { ChainClients, postJson, settlementEnv, waitFor } from '../../support/chain-clients.js';
-import { type Devnet, startDevnets } from '../../support/devnet.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import type { Database } from '../../../src/database/database.js';
+import type { TestApp } from '../../support/app.js';
+import { type ChainClients, postJson, waitFor } from '../../support/chain-clients.js';
+import type { Devnet } from '../../support/devnet.js';
+import type { TestDatabase } from '../../support/postgres.js';
+import { startSettlementSuite, stopSettlementSuite } from '../../support/settlement-suite.js';
 import { ETH, ethQuoteBody, eventTypesOf, freshRecipient, journalOf } from './settlement-support.js';
 import { frontRunSolver } from './front-runner.js';
 
@@ -42,17 +43,9 @@ describe('deposit-address give-backs that revert when sent', () => {
   let db: Database;
 
   beforeAll(async () => {
-    [a, b] = await startDevnets();
-    clients = new ChainClients([a, b]);
-    database = await createTestDatabase('ferry_give_back_reverts');
-    app = await startTestApp(settlementEnv(a, b), [], undefined, database);
-    db = app.app.get<Database>(DATABASE);
+    ({ a, b, clients, database, app, db } = await startSettlementSuite('ferry_give_back_reverts'));
   }, 120_000);
-  afterAll(async () => {
-    await app?.close();
-    await database?.drop();
-    await Promise.all([a?.stop(), b?.stop()]);
-  });
+  afterAll(() => stopSettlementSuite({ a, b, database, app }));
 
   const giveBackJob = async (id: Hex) =>
     (

@@ -1,26 +1,16 @@
 import type { Hash, Hex } from 'viem';
 import type { ChainInfo } from '../../../src/chains/chain.js';
 import { loadAppConfig } from '../../../src/config/app-config.js';
-import { DATABASE, type Database } from '../../../src/database/database.js';
+import type { Database } from '../../../src/database/database.js';
 import { abandonGivenUp } from '../../../src/solver/abandon-given-up.js';
 import { EvmClients } from '../../../src/solver/evm-clients.js';
 import { SolverJobs } from '../../../src/solver/solver-jobs.js';
 import { type JournalEntry, TransactionJournal } from '../../../src/solver/transaction-journal.js';
-import { startTestApp, type TestApp, waitForProjections } from '../../support/app.js';
-import {
-  ChainClients,
-  postJson,
-  requestStatus,
-  settlementEnv,
-  waitFor,
-} from '../../support/chain-clients.js';
-import { type Devnet, startDevnet, startDevnets } from '../../support/devnet.js';
-import {
-  createTestDatabase,
-  type MigratedDatabase,
-  migratedDatabase,
-  type TestDatabase,
-} from '../../support/postgres.js';
+import { type TestApp, waitForProjections } from '../../support/app.js';
+import { type ChainClients, postJson, requestStatus, waitFor } from '../../support/chain-clients.js';
+import { type Devnet, startDevnet } from '../../support/devnet.js';
+import { type MigratedDatabase, migratedDatabase, type TestDatabase } from '../../support/postgres.js';
+import { startSettlementSuite, stopSettlementSuite } from '../../support/settlement-suite.js';
 import {
   depositNativeFor,
   ETH,
@@ -65,18 +55,10 @@ describe('a job that gives up while it holds a signed transaction', () => {
   const refundTo = freshRecipient(0x6a);
 
   beforeAll(async () => {
-    [a, b] = await startDevnets();
-    clients = new ChainClients([a, b]);
-    database = await createTestDatabase('ferry_journal_give_up');
-    app = await startTestApp(settlementEnv(a, b), [], undefined, database);
-    db = app.app.get<Database>(DATABASE);
+    ({ a, b, clients, database, app, db } = await startSettlementSuite('ferry_journal_give_up'));
     await waitForWatcherRound(db, a);
   }, 120_000);
-  afterAll(async () => {
-    await app?.close();
-    await database?.drop();
-    await Promise.all([a?.stop(), b?.stop()]);
-  });
+  afterAll(() => stopSettlementSuite({ a, b, database, app }));
 
   const refundJob = async () =>
     (

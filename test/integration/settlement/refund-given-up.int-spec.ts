@@ -1,17 +1,12 @@
 import type { Hex } from 'viem';
 import { ApiKeysService } from '../../../src/api-keys/api-keys.service.js';
-import { DATABASE, type Database } from '../../../src/database/database.js';
+import type { Database } from '../../../src/database/database.js';
 import { SolverJobs } from '../../../src/solver/solver-jobs.js';
-import { startTestApp, type TestApp, waitForProjections } from '../../support/app.js';
-import {
-  ChainClients,
-  postJson,
-  requestStatus,
-  settlementEnv,
-  waitFor,
-} from '../../support/chain-clients.js';
-import { type Devnet, startDevnets } from '../../support/devnet.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import { type TestApp, waitForProjections } from '../../support/app.js';
+import { type ChainClients, postJson, requestStatus, waitFor } from '../../support/chain-clients.js';
+import type { Devnet } from '../../support/devnet.js';
+import type { TestDatabase } from '../../support/postgres.js';
+import { startSettlementSuite, stopSettlementSuite } from '../../support/settlement-suite.js';
 import {
   depositNativeFor,
   ETH,
@@ -44,19 +39,11 @@ describe('a refund recorded as submitted whose job gave up before it left', () =
   const refundTo = freshRecipient(0x7a);
 
   beforeAll(async () => {
-    [a, b] = await startDevnets();
-    clients = new ChainClients([a, b]);
-    database = await createTestDatabase('ferry_refund_given_up');
-    app = await startTestApp(settlementEnv(a, b), [], undefined, database);
-    db = app.app.get<Database>(DATABASE);
+    ({ a, b, clients, database, app, db } = await startSettlementSuite('ferry_refund_given_up'));
     apiKey = (await app.app.get(ApiKeysService).create({ label: 'refund-given-up' })).key;
     await waitForWatcherRound(db, a);
   }, 120_000);
-  afterAll(async () => {
-    await app?.close();
-    await database?.drop();
-    await Promise.all([a?.stop(), b?.stop()]);
-  });
+  afterAll(() => stopSettlementSuite({ a, b, database, app }));
 
   const refundJob = async () =>
     (

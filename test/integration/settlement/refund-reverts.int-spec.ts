@@ -1,10 +1,11 @@
 import { type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { DATABASE, type Database } from '../../../src/database/database.js';
-import { startTestApp, type TestApp } from '../../support/app.js';
-import { ChainClients, postJson, settlementEnv, waitFor } from '../../support/chain-clients.js';
-import { type Devnet, startDevnets } from '../../support/devnet.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import type { Database } from '../../../src/database/database.js';
+import type { TestApp } from '../../support/app.js';
+import { type ChainClients, postJson, waitFor } from '../../support/chain-clients.js';
+import type { Devnet } from '../../support/devnet.js';
+import type { TestDatabase } from '../../support/postgres.js';
+import { startSettlementSuite, stopSettlementSuite } from '../../support/settlement-suite.js';
 import {
   depositNativeFor,
   ethQuoteBody,
@@ -48,17 +49,9 @@ describe('refunds that revert when sent', () => {
   let db: Database;
 
   beforeAll(async () => {
-    [a, b] = await startDevnets();
-    clients = new ChainClients([a, b]);
-    database = await createTestDatabase('ferry_refund_reverts');
-    app = await startTestApp(settlementEnv(a, b), [], undefined, database);
-    db = app.app.get<Database>(DATABASE);
+    ({ a, b, clients, database, app, db } = await startSettlementSuite('ferry_refund_reverts'));
   }, 120_000);
-  afterAll(async () => {
-    await app?.close();
-    await database?.drop();
-    await Promise.all([a?.stop(), b?.stop()]);
-  });
+  afterAll(() => stopSettlementSuite({ a, b, database, app }));
 
   /** The gas the solver paid for the request's refunds that mined or reverted, how many it sent, how many reverted. */
   const gasPaid = async (id: Hex): Promise<{ paid: bigint; sent: number; reverted: number }> => {
