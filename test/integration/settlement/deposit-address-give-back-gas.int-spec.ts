@@ -12,6 +12,7 @@ import {
   eventTypesOf,
   freshRecipient,
   journalOf,
+  solverJobOf,
 } from './settlement-support.js';
 
 /**
@@ -61,13 +62,7 @@ describe('deposit-address give-backs weighed at their own gas', () => {
       'the transfer refused',
     );
   };
-  const giveBackJob = async (id: Hex) =>
-    (
-      await db.query<{ state: string; attempts: number; last_error: string | null }>(
-        `SELECT state, attempts, last_error FROM solver_jobs WHERE request_id = $1 AND kind = 'give-back'`,
-        [id.toLowerCase()],
-      )
-    ).rows[0];
+  const giveBackJob = (id: Hex) => solverJobOf(db, id, 'give-back');
   it('one worth more than 150,000 gas but less than its give-back’s gas (the receiver’s deploy, what its refundTo burns) is not given back: the solver spends nothing', async () => {
     const burner = await deployGasBurner(clients, a, BURNER_ROUNDS);
     const { id, address } = await addressQuote(burner);

@@ -6,7 +6,14 @@ import { type ChainClients, postJson, waitFor } from '../../support/chain-client
 import type { Devnet } from '../../support/devnet.js';
 import type { TestDatabase } from '../../support/postgres.js';
 import { startSettlementSuite, stopSettlementSuite } from '../../support/settlement-suite.js';
-import { ETH, ethQuoteBody, eventTypesOf, freshRecipient, journalOf } from './settlement-support.js';
+import {
+  ETH,
+  ethQuoteBody,
+  eventTypesOf,
+  freshRecipient,
+  journalOf,
+  solverJobOf,
+} from './settlement-support.js';
 import { frontRunSolver } from './front-runner.js';
 
 /**
@@ -47,13 +54,7 @@ describe('deposit-address give-backs that revert when sent', () => {
   }, 120_000);
   afterAll(() => stopSettlementSuite({ a, b, database, app }));
 
-  const giveBackJob = async (id: Hex) =>
-    (
-      await db.query<{ state: string; attempts: number; last_error: string | null }>(
-        `SELECT state, attempts, last_error FROM solver_jobs WHERE request_id = $1 AND kind = 'give-back'`,
-        [id.toLowerCase()],
-      )
-    ).rows[0];
+  const giveBackJob = (id: Hex) => solverJobOf(db, id, 'give-back');
   /** What the solver paid in gas for the request's give-backs that mined or reverted. */
   const gasPaid = async (id: Hex): Promise<{ paid: bigint; reverted: number }> => {
     let paid = 0n;

@@ -14,10 +14,14 @@ import { startSettlementSuite, stopSettlementSuite } from '../../support/settlem
 import {
   depositNativeFor,
   ETH,
+  ethQuoteBody,
   eventTypesOf,
   freshRecipient,
   journalOf,
   type Quote,
+  solverJobOf,
+  waitForRefundFiller,
+  waitForRefundGivenUp,
   waitForWatcherRound,
 } from './settlement-support.js';
 import { fundedKey, InterceptedClients, keysFrom } from './journal-support.js';
@@ -60,18 +64,7 @@ describe('a job that gives up while it holds a signed transaction', () => {
   }, 120_000);
   afterAll(() => stopSettlementSuite({ a, b, database, app }));
 
-  const refundJob = async () =>
-    (
-      await db.query<{
-        state: string;
-        attempts: number;
-        leased_until: Date | null;
-        last_error: string | null;
-      }>(
-        `SELECT state, attempts, leased_until, last_error FROM solver_jobs WHERE request_id = $1 AND kind = 'refund'`,
-        [requestId.toLowerCase()],
-      )
-    ).rows[0];
+  const refundJob = () => solverJobOf(db, requestId, 'refund');
   const transactionByHash = (hash: string) =>
     clients
       .reader(a.chainId)
@@ -80,15 +73,8 @@ describe('a job that gives up while it holds a signed transaction', () => {
 
   it("does not leave its nonce a gap: the key's later payments on that chain (a return) still mine", async () => {
     const { code, body } = await postJson(app, '/quote/v2', {
-      user: a.accounts.user.address,
-      recipient: freshRecipient(0x6b),
+      ...ethQuoteBody(a, b, a.accounts.user.address, freshRecipient(0x6b)),
       refundTo,
-      originChainId: a.chainId,
-      destinationChainId: b.chainId,
-      originCurrency: ETH,
-      destinationCurrency: ETH,
-      amount: '20000000000000000',
-      tradeType: 'EXACT_INPUT',
     });
     expect(code).toBe(200);
     requestId = (body as Quote).protocol.v2.orderId;
@@ -112,10 +98,7 @@ describe('a job that gives up while it holds a signed transaction', () => {
       ['refund', 'signed'],
     ]);
     // Earlier attempts spent (an RPC outage before this one): the next failure is its last.
-    await db.query(`UPDATE solver_jobs SET attempts = 11 WHERE request_id = $1 AND kind = 'refund'`, [
-      requestId.toLowerCase(),
-    ]);
-    await waitFor(async () => (await refundJob())?.state === 'failed', 'the refund job to give up', 20_000);
+    await waitForRefundGivenUp(db, requestId);
 
     // A later payment of the same key on the same chain: an unmatched deposit's return.
     const stray = await depositNativeFor(clients, a, `0x${'6c'.repeat(32)}`, 10n ** 16n);
@@ -133,14 +116,7 @@ describe('a job that gives up while it holds a signed transaction', () => {
     expect(returned).not.toBeNull();
 
     // The held refund never left; its nonce went to a zero-value filler (settled by the pump).
-    const journal = await waitFor(
-      async () => {
-        const entries = await journalOf(db, requestId);
-        return entries[1]?.state === 'mined' ? entries : null;
-      },
-      'the nonce filler to be settled',
-      10_000,
-    );
+    const journal = await waitForRefundFiller(db, requestId, 10_000);
     expect(journal.map((entry) => [entry.purpose, entry.state])).toEqual([
       ['refund', 'void'],
       ['gap', 'mined'],

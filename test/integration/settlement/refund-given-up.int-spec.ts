@@ -10,10 +10,14 @@ import { startSettlementSuite, stopSettlementSuite } from '../../support/settlem
 import {
   depositNativeFor,
   ETH,
+  ethQuoteBody,
   eventTypesOf,
   freshRecipient,
   journalOf,
   type Quote,
+  solverJobOf,
+  waitForRefundFiller,
+  waitForRefundGivenUp,
   waitForWatcherRound,
 } from './settlement-support.js';
 
@@ -45,13 +49,7 @@ describe('a refund recorded as submitted whose job gave up before it left', () =
   }, 120_000);
   afterAll(() => stopSettlementSuite({ a, b, database, app }));
 
-  const refundJob = async () =>
-    (
-      await db.query<{ state: string; attempts: number; last_error: string | null }>(
-        `SELECT state, attempts, last_error FROM solver_jobs WHERE request_id = $1 AND kind = 'refund'`,
-        [requestId.toLowerCase()],
-      )
-    ).rows[0];
+  const refundJob = () => solverJobOf(db, requestId, 'refund');
   const record = async () => {
     await waitForProjections(app);
     const response = await app.http.inject({
@@ -68,15 +66,8 @@ describe('a refund recorded as submitted whose job gave up before it left', () =
 
   it('shows the request failed with REFUND_NOT_SENT and the voided refund failed, not a refund pending for ever', async () => {
     const { code, body } = await postJson(app, '/quote/v2', {
-      user: a.accounts.user.address,
-      recipient: freshRecipient(0x7b),
+      ...ethQuoteBody(a, b, a.accounts.user.address, freshRecipient(0x7b)),
       refundTo,
-      originChainId: a.chainId,
-      destinationChainId: b.chainId,
-      originCurrency: ETH,
-      destinationCurrency: ETH,
-      amount: '20000000000000000',
-      tradeType: 'EXACT_INPUT',
     });
     expect(code).toBe(200);
     requestId = (body as Quote).protocol.v2.orderId;
@@ -98,18 +89,8 @@ describe('a refund recorded as submitted whose job gave up before it left', () =
     );
     expect(await eventTypesOf(db, requestId)).toContain('RefundSubmitted');
     // Earlier attempts spent: the next failure is its last.
-    await db.query(`UPDATE solver_jobs SET attempts = 11 WHERE request_id = $1 AND kind = 'refund'`, [
-      requestId.toLowerCase(),
-    ]);
-    await waitFor(async () => (await refundJob())?.state === 'failed', 'the refund job to give up', 20_000);
-    const journal = await waitFor(
-      async () => {
-        const entries = await journalOf(db, requestId);
-        return entries[1]?.state === 'mined' ? entries : null;
-      },
-      'the nonce filler of the voided refund to mine',
-      20_000,
-    );
+    await waitForRefundGivenUp(db, requestId);
+    const journal = await waitForRefundFiller(db, requestId, 20_000);
     expect(journal.map((entry) => [entry.purpose, entry.state])).toEqual([
       ['refund', 'void'],
       ['gap', 'mined'],

@@ -170,6 +170,55 @@ export async function waitForRefundDone(db: Database, requestId: string): Promis
   );
 }
 
+/** The request's solver job of `kind` (its `solver_jobs` row), if it was enqueued. */
+export async function solverJobOf(
+  db: Database,
+  requestId: string,
+  kind: 'refund' | 'give-back',
+): Promise<
+  { state: string; attempts: number; leased_until: Date | null; last_error: string | null } | undefined
+> {
+  return (
+    await db.query<{ state: string; attempts: number; leased_until: Date | null; last_error: string | null }>(
+      `SELECT state, attempts, leased_until, last_error FROM solver_jobs WHERE request_id = $1 AND kind = $2`,
+      [requestId.toLowerCase(), kind],
+    )
+  ).rows[0];
+}
+
+/**
+ * Spends the request's refund job's earlier attempts (11 of its 12: the next failure is its last) and waits for it to
+ * give up (`failed`).
+ */
+export async function waitForRefundGivenUp(db: Database, requestId: string): Promise<void> {
+  await db.query(`UPDATE solver_jobs SET attempts = 11 WHERE request_id = $1 AND kind = 'refund'`, [
+    requestId.toLowerCase(),
+  ]);
+  await waitFor(
+    async () => (await solverJobOf(db, requestId, 'refund'))?.state === 'failed',
+    'the refund job to give up',
+    20_000,
+  );
+}
+
+/**
+ * Waits for the nonce filler of the request's voided refund (its second journal entry) to mine; the journal then.
+ */
+export async function waitForRefundFiller(
+  db: Database,
+  requestId: string,
+  timeoutMs: number,
+): ReturnType<typeof journalOf> {
+  return waitFor(
+    async () => {
+      const entries = await journalOf(db, requestId);
+      return entries[1]?.state === 'mined' ? entries : null;
+    },
+    'the nonce filler of the voided refund to mine',
+    timeoutMs,
+  );
+}
+
 /** The request's event types, in order. */
 export async function eventTypesOf(db: Database, requestId: string): Promise<string[]> {
   return (
