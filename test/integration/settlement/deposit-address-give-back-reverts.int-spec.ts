@@ -1,5 +1,4 @@
 import { type Address, type Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
 import type { Database } from '../../../src/database/database.js';
 import type { TestApp } from '../../support/app.js';
 import { type ChainClients, postJson, waitFor } from '../../support/chain-clients.js';
@@ -14,26 +13,7 @@ import {
   journalOf,
   solverJobOf,
 } from './settlement-support.js';
-import { frontRunSolver } from './front-runner.js';
-
-/**
- * Deploys (from the demo user) a `refundTo` contract its owner arms and disarms (a call with the word 1 or 0): it
- * accepts what it is sent while disarmed, and burns all the gas it is given (INVALID) while armed. Disarmed when the
- * solver estimates a give-back to it, armed by a transaction that front-runs the give-back into its block: the
- * give-back reverts, having burnt its whole gas limit, and the funds stay at the address.
- */
-async function deployGasTrap(clients: ChainClients, chain: Devnet): Promise<Address> {
-  // CALLDATASIZE; PUSH1 set; JUMPI; PUSH1 0; SLOAD; PUSH1 burn; JUMPI; STOP;
-  // burn: JUMPDEST; INVALID; set: JUMPDEST; PUSH1 0; CALLDATALOAD; PUSH1 0; SSTORE; STOP
-  const runtime = '36600d57600054600b57005bfe5b60003560005500';
-  const init = `0x60${(runtime.length / 2).toString(16).padStart(2, '0')}80600b6000396000f3${runtime}` as Hex;
-  const hash = await clients.wallet(chain.chainId).sendTransaction({
-    account: privateKeyToAccount(chain.accounts.user.privateKey),
-    chain: null,
-    data: init,
-  });
-  return (await clients.reader(chain.chainId).waitForTransactionReceipt({ hash })).contractAddress!;
-}
+import { deployGasTrap, frontRunSolver } from './front-runner.js';
 
 /**
  * A deposit-address give-back weighed against its gas once, then sent again after each revert: a `refundTo` contract
@@ -69,7 +49,7 @@ describe('deposit-address give-backs that revert when sent', () => {
   };
 
   it('a give-back that reverts once sent is not sent again when the funds would not cover its gas again', async () => {
-    const trap = await deployGasTrap(clients, a);
+    const trap = await deployGasTrap(clients, a, 'anyone');
     const { code, body } = await postJson(app, '/quote/v2', {
       ...ethQuoteBody(a, b, a.accounts.user.address, freshRecipient(0xc1)),
       useDepositAddress: true,

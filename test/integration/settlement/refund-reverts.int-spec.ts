@@ -1,5 +1,4 @@
-import { type Address, type Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import type { Hex } from 'viem';
 import type { Database } from '../../../src/database/database.js';
 import type { TestApp } from '../../support/app.js';
 import { type ChainClients, postJson, waitFor } from '../../support/chain-clients.js';
@@ -14,25 +13,7 @@ import {
   journalOf,
   type Quote,
 } from './settlement-support.js';
-import { frontRunSolver } from './front-runner.js';
-
-/**
- * Deploys (from the demo user) a `refundTo` contract the demo user arms and disarms (its call with the word 1 or 0):
- * it accepts what anyone else sends while disarmed, and burns all the gas it is given (INVALID) while armed.
- */
-async function deployGasTrap(clients: ChainClients, chain: Devnet): Promise<Address> {
-  const owner = chain.accounts.user.address.slice(2).toLowerCase();
-  // PUSH20 owner; CALLER; EQ; PUSH1 set; JUMPI; PUSH1 0; SLOAD; PUSH1 burn; JUMPI; STOP;
-  // burn: JUMPDEST; INVALID; set: JUMPDEST; PUSH1 0; CALLDATALOAD; PUSH1 0; SSTORE; STOP
-  const runtime = `73${owner}3314602357600054602157005bfe5b60003560005500`;
-  const init = `0x60${(runtime.length / 2).toString(16).padStart(2, '0')}80600b6000396000f3${runtime}` as Hex;
-  const hash = await clients.wallet(chain.chainId).sendTransaction({
-    account: privateKeyToAccount(chain.accounts.user.privateKey),
-    chain: null,
-    data: init,
-  });
-  return (await clients.reader(chain.chainId).waitForTransactionReceipt({ hash })).contractAddress!;
-}
+import { deployGasTrap, frontRunSolver } from './front-runner.js';
 
 /**
  * A refund weighed against its gas on its first attempt only, then sent again after each revert: a `refundTo` contract
@@ -69,7 +50,7 @@ describe('refunds that revert when sent', () => {
   };
 
   it('a refund that reverts once sent is not sent again when the deposit would not cover its gas again', async () => {
-    const trap = await deployGasTrap(clients, a);
+    const trap = await deployGasTrap(clients, a, 'owner');
     const stop = frontRunSolver(clients, a, trap);
     let id: Hex | undefined;
     let amount = 0n;
