@@ -11,6 +11,7 @@ import {
   eventTypesOf,
   freshRecipient,
   journalOf,
+  solverGasPaid,
   solverJobOf,
 } from './settlement-support.js';
 import { deployGasTrap, frontRunSolver } from './front-runner.js';
@@ -36,17 +37,7 @@ describe('deposit-address give-backs that revert when sent', () => {
 
   const giveBackJob = (id: Hex) => solverJobOf(db, id, 'give-back');
   /** What the solver paid in gas for the request's give-backs that mined or reverted. */
-  const gasPaid = async (id: Hex): Promise<{ paid: bigint; reverted: number }> => {
-    let paid = 0n;
-    let reverted = 0;
-    for (const entry of await journalOf(db, id)) {
-      if (entry.purpose !== 'give-back' || !['mined', 'reverted'].includes(entry.state)) continue;
-      const receipt = await clients.reader(a.chainId).getTransactionReceipt({ hash: entry.tx_hash as Hex });
-      paid += receipt.gasUsed * receipt.effectiveGasPrice;
-      if (receipt.status !== 'success') reverted += 1;
-    }
-    return { paid, reverted };
-  };
+  const gasPaid = (id: Hex) => solverGasPaid(db, clients, a, id, 'give-back');
 
   it('a give-back that reverts once sent is not sent again when the funds would not cover its gas again', async () => {
     const trap = await deployGasTrap(clients, a, 'anyone');

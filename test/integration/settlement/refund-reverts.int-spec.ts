@@ -12,6 +12,7 @@ import {
   freshRecipient,
   journalOf,
   type Quote,
+  solverGasPaid,
 } from './settlement-support.js';
 import { deployGasTrap, frontRunSolver } from './front-runner.js';
 
@@ -35,19 +36,7 @@ describe('refunds that revert when sent', () => {
   afterAll(() => stopSettlementSuite({ a, b, database, app }));
 
   /** The gas the solver paid for the request's refunds that mined or reverted, how many it sent, how many reverted. */
-  const gasPaid = async (id: Hex): Promise<{ paid: bigint; sent: number; reverted: number }> => {
-    let paid = 0n;
-    let sent = 0;
-    let reverted = 0;
-    for (const entry of await journalOf(db, id)) {
-      if (entry.purpose !== 'refund' || !['mined', 'reverted'].includes(entry.state)) continue;
-      const receipt = await clients.reader(a.chainId).getTransactionReceipt({ hash: entry.tx_hash as Hex });
-      paid += receipt.gasUsed * receipt.effectiveGasPrice;
-      sent += 1;
-      if (receipt.status !== 'success') reverted += 1;
-    }
-    return { paid, sent, reverted };
-  };
+  const gasPaid = (id: Hex) => solverGasPaid(db, clients, a, id, 'refund');
 
   it('a refund that reverts once sent is not sent again when the deposit would not cover its gas again', async () => {
     const trap = await deployGasTrap(clients, a, 'owner');

@@ -147,6 +147,30 @@ export async function journalOf(
   ).rows;
 }
 
+/**
+ * The gas the solver paid on `chain` for the request's payments of `purpose` that mined or reverted (their receipts),
+ * how many of them it sent, and how many of them reverted.
+ */
+export async function solverGasPaid(
+  db: Database,
+  clients: ChainClients,
+  chain: Devnet,
+  requestId: string,
+  purpose: 'refund' | 'give-back',
+): Promise<{ paid: bigint; sent: number; reverted: number }> {
+  let paid = 0n;
+  let sent = 0;
+  let reverted = 0;
+  for (const entry of await journalOf(db, requestId)) {
+    if (entry.purpose !== purpose || !['mined', 'reverted'].includes(entry.state)) continue;
+    const receipt = await clients.reader(chain.chainId).getTransactionReceipt({ hash: entry.tx_hash as Hex });
+    paid += receipt.gasUsed * receipt.effectiveGasPrice;
+    sent += 1;
+    if (receipt.status !== 'success') reverted += 1;
+  }
+  return { paid, sent, reverted };
+}
+
 /** Waits for the watcher's first round on `chain` (its cursor row): deposits made after it are this database's. */
 export async function waitForWatcherRound(db: Database, chain: Devnet): Promise<void> {
   await waitFor(
