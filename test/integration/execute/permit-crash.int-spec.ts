@@ -1,13 +1,11 @@
 import type pg from 'pg';
-import { encodeFunctionData, type Hash, type Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { erc20Abi } from '../../../src/chains/abi/erc20.js';
+import type { Hash, Hex } from 'viem';
 import { type ChainClients, settlementEnv, waitFor } from '../../support/chain-clients.js';
 import type { Devnet } from '../../support/devnet.js';
 import type { TestDatabase } from '../../support/postgres.js';
 import { startProcessSuite, stopProcessSuite } from '../../support/process-suite.js';
 import { freePort, type Spawned, spawnNode } from '../../support/process.js';
-import { signPermit } from '../../support/permits.js';
+import { permitUser, signPermit, usdcPermitQuoteBody } from '../../support/permits.js';
 
 const MAIN = 'dist/src/main.js';
 
@@ -51,23 +49,8 @@ describe('a relayer killed between journaling a permit deposit and recording it'
     });
   /** A fresh user with `usdc` of chain a's USDC, quoted `usePermit` by the Ferry at `url` and signed. */
   const signedPermit = async (url: string, usdc: bigint) => {
-    const user = privateKeyToAccount(`0x${(seed++).toString(16).padStart(2, '0').repeat(32)}` as Hex);
-    await clients.send(
-      a.chainId,
-      a.accounts.user.privateKey,
-      a.deployment.usdc,
-      encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [user.address, usdc] }),
-    );
-    const quoted = await post(url, '/quote/v2', {
-      user: user.address,
-      originChainId: a.chainId,
-      destinationChainId: b.chainId,
-      originCurrency: a.deployment.usdc,
-      destinationCurrency: b.deployment.usdc,
-      amount: usdc.toString(),
-      tradeType: 'EXACT_INPUT',
-      usePermit: true,
-    });
+    const user = await permitUser(clients, a, seed++, usdc);
+    const quoted = await post(url, '/quote/v2', usdcPermitQuoteBody(a, b, user.address, usdc));
     expect(quoted.status).toBe(200);
     const permit = await signPermit(await quoted.json(), user);
     return {

@@ -1,13 +1,11 @@
-import { encodeFunctionData, type Hash, type Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { erc20Abi } from '../../../src/chains/abi/erc20.js';
+import type { Hash, Hex } from 'viem';
 import { ManualClock } from '../../../src/common/clock.js';
 import { DATABASE, type Database } from '../../../src/database/database.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
-import { ChainClients, postJson, settlementEnv, waitFor } from '../../support/chain-clients.js';
+import { ChainClients, settlementEnv, waitFor } from '../../support/chain-clients.js';
 import { type Devnet, startDevnets } from '../../support/devnet.js';
 import { depositErc20For, eventTypesOf, journalOf } from '../settlement/settlement-support.js';
-import { signPermit } from '../../support/permits.js';
+import { permitUser, quotedPermit } from '../../support/permits.js';
 
 /**
  * A gasless permit whose `POST /execute/permits` failed after the relayer journaled its deposit (held, `signed`) and
@@ -27,38 +25,9 @@ describe('a relayer permit entry left held by a failed permit', () => {
   let seed = 0xc1;
 
   /** A fresh user holding `usdc` of chain a's USDC and no ether: it can only deposit through a permit. */
-  const fundedUser = async (usdc: bigint) => {
-    const user = privateKeyToAccount(`0x${(seed++).toString(16).padStart(2, '0').repeat(32)}` as Hex);
-    await clients.send(
-      a.chainId,
-      a.accounts.user.privateKey,
-      a.deployment.usdc,
-      encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [user.address, usdc] }),
-    );
-    return user;
-  };
+  const fundedUser = (usdc: bigint) => permitUser(clients, a, seed++, usdc);
   /** A funded user's `usePermit` quote of `amount`, signed: the permit ready to post. */
-  const signedPermit = async (amount: bigint) => {
-    const user = await fundedUser(amount);
-    const { code, body } = await postJson(app, '/quote/v2', {
-      user: user.address,
-      originChainId: a.chainId,
-      destinationChainId: b.chainId,
-      originCurrency: a.deployment.usdc,
-      destinationCurrency: b.deployment.usdc,
-      amount: amount.toString(),
-      tradeType: 'EXACT_INPUT',
-      usePermit: true,
-    });
-    expect(code).toBe(200);
-    const permit = await signPermit(body, user);
-    return {
-      id: permit.id,
-      user: user.address,
-      validBefore: permit.validBefore,
-      execute: () => postJson(app, permit.path, permit.body),
-    };
-  };
+  const signedPermit = async (amount: bigint) => quotedPermit(app, a, b, await fundedUser(amount), amount);
   /** Makes the database refuse what `when` names (a trigger's WHEN on `table`) until `allow` drops it. */
   const refuse = async (name: string, table: string, when: string) => {
     await db.query(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$

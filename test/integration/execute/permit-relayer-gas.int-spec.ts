@@ -1,15 +1,14 @@
-import { encodeFunctionData, type Hex } from 'viem';
+import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { erc20Abi } from '../../../src/chains/abi/erc20.js';
 import { ManualClock } from '../../../src/common/clock.js';
 import { DATABASE, type Database } from '../../../src/database/database.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
-import { ChainClients, postJson, settlementEnv, waitFor } from '../../support/chain-clients.js';
+import { ChainClients, settlementEnv, waitFor } from '../../support/chain-clients.js';
 import { type Devnet, startDevnets } from '../../support/devnet.js';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
 import { RpcProxy } from '../../support/rpc-proxy.js';
 import { depositErc20For, eventTypesOf, journalOf } from '../settlement/settlement-support.js';
-import { signPermit } from '../../support/permits.js';
+import { permitUser, quotedPermit } from '../../support/permits.js';
 
 /**
  * Attack: make Ferry's relayer pay for transactions that revert. A `usePermit` deposit costs its user nothing, the
@@ -49,35 +48,9 @@ describe('permits the relayer would pay to revert (attack)', () => {
     return { app, db: app.app.get<Database>(DATABASE) };
   };
   /** A fresh user holding `usdc` of chain a's USDC and no ether: it can only deposit through a permit. */
-  const fundedUser = async (usdc: bigint) => {
-    const user = privateKeyToAccount(`0x${(seed++).toString(16).padStart(2, '0').repeat(32)}` as Hex);
-    await clients.send(
-      a.chainId,
-      a.accounts.user.privateKey,
-      a.deployment.usdc,
-      encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [user.address, usdc] }),
-    );
-    return user;
-  };
-  const signedPermit = async (app: TestApp, user: ReturnType<typeof privateKeyToAccount>, amount: bigint) => {
-    const { code, body } = await postJson(app, '/quote/v2', {
-      user: user.address,
-      originChainId: a.chainId,
-      destinationChainId: b.chainId,
-      originCurrency: a.deployment.usdc,
-      destinationCurrency: b.deployment.usdc,
-      amount: amount.toString(),
-      tradeType: 'EXACT_INPUT',
-      usePermit: true,
-    });
-    expect(code).toBe(200);
-    const permit = await signPermit(body, user);
-    return {
-      id: permit.id,
-      validBefore: permit.validBefore,
-      execute: () => postJson(app, permit.path, permit.body),
-    };
-  };
+  const fundedUser = (usdc: bigint) => permitUser(clients, a, seed++, usdc);
+  const signedPermit = (app: TestApp, user: ReturnType<typeof privateKeyToAccount>, amount: bigint) =>
+    quotedPermit(app, a, b, user, amount);
   const refusedUntouched = async (db: Database, id: Hex) => {
     expect(await journalOf(db, id)).toEqual([]);
     expect(await eventTypesOf(db, id)).toEqual(['RequestQuoted']);

@@ -1,12 +1,11 @@
-import { type Address, encodeFunctionData, type Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import type { Address, Hex } from 'viem';
+import type { privateKeyToAccount } from 'viem/accounts';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiKeysService } from '../../../src/api-keys/api-keys.service.js';
 import type {
   AppFeeSponsorshipPaidData,
   AppFeeSponsorshipReleasedData,
 } from '../../../src/app-fees/domain/app-fee-account-events.js';
-import { erc20Abi } from '../../../src/chains/abi/erc20.js';
 import { DATABASE, type Database } from '../../../src/database/database.js';
 import { EVENT_STORE, type EventStore } from '../../../src/event-store/event-store.js';
 import { ExecuteRequestCommand } from '../../../src/requests/commands/execute-request.command.js';
@@ -27,7 +26,7 @@ import {
   journalOf,
   type Quote,
 } from '../settlement/settlement-support.js';
-import { signPermit } from '../../support/permits.js';
+import { permitUser, signPermit } from '../../support/permits.js';
 
 const SPONSOR = freshRecipient(0x91).toLowerCase();
 /** A second sponsor with the same balance, for the hold a permit leaves behind. */
@@ -82,16 +81,7 @@ describe('sponsored gasless permits the sponsor cannot cover (attack)', () => {
       90_000,
     );
   /** A fresh user holding `usdc` of chain a's USDC and no ether: it can only deposit through a permit. */
-  const fundedUser = async (usdc: bigint) => {
-    const user = privateKeyToAccount(`0x${(seed++).toString(16).padStart(2, '0').repeat(32)}` as Hex);
-    await clients.send(
-      a.chainId,
-      a.accounts.user.privateKey,
-      a.deployment.usdc,
-      encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [user.address, usdc] }),
-    );
-    return user;
-  };
+  const fundedUser = (usdc: bigint) => permitUser(clients, a, seed++, usdc);
   /**
    * A `usePermit` quote for `user`, sponsored by `key` when one is given (each sees the sponsor's whole balance, so
    * it is sponsored with all of B), signed: the permit ready to post. A fresh user holding the amount by default.
