@@ -3,11 +3,10 @@ import type { Address, Hex } from 'viem';
 import { type ChainClients, settlementEnv, waitFor } from '../../support/chain-clients.js';
 import type { Devnet } from '../../support/devnet.js';
 import type { TestDatabase } from '../../support/postgres.js';
-import { startProcessSuite, stopProcessSuite } from '../../support/process-suite.js';
-import { freePort, runBuiltCli, type Spawned, spawnNode } from '../../support/process.js';
+import { startFerry, startProcessSuite, statusAt, stopProcessSuite } from '../../support/process-suite.js';
+import { runBuiltCli, type Spawned } from '../../support/process.js';
 import { deposit, freshRecipient, type Quote } from '../settlement/settlement-support.js';
 
-const MAIN = 'dist/src/main.js';
 const SECRET = 'ab'.repeat(32);
 const SPONSOR = freshRecipient(0x81).toLowerCase();
 /** The sponsor's balance: 1 bps of a 100 USDC bridge, less than one quote's fees (so a quote sponsors all of it). */
@@ -25,25 +24,12 @@ describe('a solver killed between a sponsorship hold and its fill', () => {
   let database: TestDatabase;
   let sql: pg.Client;
 
-  const ferry = async (failpoints: string): Promise<{ process: Spawned; url: string }> => {
-    const port = await freePort();
-    const process = spawnNode(MAIN, [], {
-      ENVIRONMENT: 'test',
-      LOG_LEVEL: 'fatal',
-      PORT: String(port),
-      DATABASE_URL: database.url,
+  const ferry = (failpoints: string) =>
+    startFerry(database, {
       ...settlementEnv(a, b, { SOLVER_LEASE_MS: '2000' }),
       API_KEY_ENCRYPTION_KEY: SECRET,
       FERRY_FAILPOINTS: failpoints,
     });
-    const url = `http://127.0.0.1:${port}`;
-    await waitFor(
-      async () => (await fetch(`${url}/health`).catch(() => null))?.ok,
-      `Ferry on ${port} (${process.stderr().slice(-500)})`,
-      60_000,
-    );
-    return { process, url };
-  };
   const stop = async ({ process }: { process: Spawned }) => {
     process.child.kill('SIGTERM');
     await process.exited;
@@ -69,8 +55,6 @@ describe('a solver killed between a sponsorship hold and its fill', () => {
       feeSponsorship: { quoted: { sponsoredTotal: { amount: string } } };
     };
   };
-  const statusOf = async (url: string, id: string) =>
-    ((await (await fetch(`${url}/intents/status/v3?requestId=${id}`)).json()) as { status: string }).status;
   const available = async (url: string) =>
     BigInt(
       (
@@ -105,7 +89,7 @@ describe('a solver killed between a sponsorship hold and its fill', () => {
       );
       await deposit(clients, a, earning);
       await waitFor(
-        async () => (await statusOf(first.url, earning.protocol.v2.orderId)) === 'success',
+        async () => (await statusAt(first.url, earning.protocol.v2.orderId)) === 'success',
         'the earning request',
         60_000,
       );
@@ -148,7 +132,7 @@ describe('a solver killed between a sponsorship hold and its fill', () => {
     const third = await ferry('');
     try {
       await waitFor(
-        async () => (await statusOf(third.url, id)) === 'success',
+        async () => (await statusAt(third.url, id)) === 'success',
         'success after the restart',
         60_000,
       );

@@ -3,11 +3,8 @@ import type { Hash, Hex } from 'viem';
 import { type ChainClients, settlementEnv, waitFor } from '../../support/chain-clients.js';
 import type { Devnet } from '../../support/devnet.js';
 import type { TestDatabase } from '../../support/postgres.js';
-import { startProcessSuite, stopProcessSuite } from '../../support/process-suite.js';
-import { freePort, type Spawned, spawnNode } from '../../support/process.js';
+import { startFerry, startProcessSuite, stopProcessSuite } from '../../support/process-suite.js';
 import { permitUser, signPermit, usdcPermitQuoteBody } from '../../support/permits.js';
-
-const MAIN = 'dist/src/main.js';
 
 /**
  * `kill -9` of a real API process right after its relayer journaled a permit deposit (held, `signed`), before the
@@ -22,25 +19,12 @@ describe('a relayer killed between journaling a permit deposit and recording it'
   let sql: pg.Client;
   let seed = 0xd1;
 
-  const ferry = async (failpoints: string): Promise<{ process: Spawned; url: string }> => {
-    const port = await freePort();
-    const process = spawnNode(MAIN, [], {
-      ENVIRONMENT: 'test',
-      LOG_LEVEL: 'fatal',
-      PORT: String(port),
-      DATABASE_URL: database.url,
+  const ferry = (failpoints: string) =>
+    startFerry(database, {
       ...settlementEnv(a, b, { RELAYER_PRIVATE_KEY: a.accounts.relayer.privateKey }),
       API_KEY_ENCRYPTION_KEY: 'ab'.repeat(32),
       FERRY_FAILPOINTS: failpoints,
     });
-    const url = `http://127.0.0.1:${port}`;
-    await waitFor(
-      async () => (await fetch(`${url}/health`).catch(() => null))?.ok,
-      `Ferry on ${port} (${process.stderr().slice(-500)})`,
-      60_000,
-    );
-    return { process, url };
-  };
   const post = (url: string, path: string, body: unknown) =>
     fetch(`${url}${path}`, {
       method: 'POST',

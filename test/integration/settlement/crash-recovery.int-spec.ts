@@ -3,8 +3,7 @@ import type { Hex } from 'viem';
 import { type ChainClients, waitFor, settlementEnv } from '../../support/chain-clients.js';
 import type { Devnet } from '../../support/devnet.js';
 import type { TestDatabase } from '../../support/postgres.js';
-import { startProcessSuite, stopProcessSuite } from '../../support/process-suite.js';
-import { freePort, type Spawned, spawnNode } from '../../support/process.js';
+import { startFerry, startProcessSuite, statusAt, stopProcessSuite } from '../../support/process-suite.js';
 import {
   deposit,
   depositNativeFor,
@@ -13,8 +12,6 @@ import {
   freshRecipient,
   type Quote,
 } from './settlement-support.js';
-
-const MAIN = 'dist/src/main.js';
 
 /**
  * `kill -9` of a real API process at each step of a fill (journaled, recorded on the request, broadcast), then a
@@ -28,25 +25,12 @@ describe('a solver killed between the steps of a fill', () => {
   let sql: pg.Client;
   let seed = 0x90;
 
-  const ferry = async (failpoints: string): Promise<{ process: Spawned; url: string }> => {
-    const port = await freePort();
-    const process = spawnNode(MAIN, [], {
-      ENVIRONMENT: 'test',
-      LOG_LEVEL: 'fatal',
-      PORT: String(port),
-      DATABASE_URL: database.url,
+  const ferry = (failpoints: string) =>
+    startFerry(database, {
       ...settlementEnv(a, b, { SOLVER_LEASE_MS: '2000' }),
       API_KEY_ENCRYPTION_SECRET: 'ab'.repeat(32),
       FERRY_FAILPOINTS: failpoints,
     });
-    const url = `http://127.0.0.1:${port}`;
-    await waitFor(
-      async () => (await fetch(`${url}/health`).catch(() => null))?.ok,
-      `Ferry on ${port} (${process.stderr().slice(-500)})`,
-      60_000,
-    );
-    return { process, url };
-  };
   /** A 0.02 ETH bridge quoted by the Ferry at `url`, to a fresh recipient. */
   const quoteFrom = async (url: string, extra: Record<string, unknown> = {}) => {
     const recipient = freshRecipient(seed++);
@@ -58,8 +42,6 @@ describe('a solver killed between the steps of a fill', () => {
     expect(response.status).toBe(200);
     return { recipient, quote: (await response.json()) as Quote };
   };
-  const statusOf = async (url: string, id: string) =>
-    ((await (await fetch(`${url}/intents/status/v3?requestId=${id}`)).json()) as { status: string }).status;
 
   beforeAll(async () => {
     ({ a, b, clients, database, sql } = await startProcessSuite('ferry_crash'));
@@ -78,7 +60,7 @@ describe('a solver killed between the steps of a fill', () => {
       const second = await ferry('');
       try {
         await waitFor(
-          async () => (await statusOf(second.url, id)) === 'success',
+          async () => (await statusAt(second.url, id)) === 'success',
           'success after the restart',
         );
         expect(await clients.balanceOf(b.chainId, ETH, recipient)).toBe(
@@ -108,7 +90,7 @@ describe('a solver killed between the steps of a fill', () => {
       const second = await ferry('');
       try {
         await waitFor(
-          async () => (await statusOf(second.url, id)) === 'success',
+          async () => (await statusAt(second.url, id)) === 'success',
           'success after the restart',
         );
         expect(await clients.balanceOf(b.chainId, ETH, recipient)).toBe(
@@ -152,7 +134,7 @@ describe('a solver killed between the steps of a fill', () => {
       const second = await ferry('');
       try {
         await waitFor(
-          async () => (await statusOf(second.url, id)) === 'refund',
+          async () => (await statusAt(second.url, id)) === 'refund',
           'the refund after the restart',
         );
         const { rows } = await sql.query<{ purpose: string; state: string; value: string }>(
