@@ -73,3 +73,10 @@ export async function waitForProjections(app: TestApp, timeoutMs = 15_000): Prom
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/** What `address` has available of its app fees (its first balance, in USDC units), once the projections caught up. */
+export async function appFeesAvailable(app: TestApp, address: string): Promise<bigint> {
+  await waitForProjections(app);
+  const response = await app.http.inject({ method: 'GET', url: `/app-fees/${address}/balances` });
+  return BigInt((response.json() as { balances: { amount: string }[] }).balances[0].amount);
+}

@@ -90,6 +90,18 @@ export async function requestStatus(
   return (await app.http.inject({ method: 'GET', url: `/intents/status/v3?requestId=${requestId}` })).json();
 }
 
+/** Waits (up to 90 s) for the request to end, filled or refunded: its status then, `success` or `refund`. */
+export function requestEnded(app: TestApp, requestId: string): Promise<'success' | 'refund'> {
+  return waitFor(
+    async () => {
+      const { status } = await requestStatus(app, requestId);
+      return status === 'success' || status === 'refund' ? status : null;
+    },
+    `request ${requestId} to end`,
+    90_000,
+  );
+}
+
 /** POST with a JSON body through the app; `body` is the parsed answer, as `inject` gives it. */
 export async function postJson(app: TestApp, url: string, body: unknown) {
   const response = await app.http.inject({ method: 'POST', url, payload: body as object });

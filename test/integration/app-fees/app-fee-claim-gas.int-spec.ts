@@ -3,7 +3,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { AppFeeAccountAggregate } from '../../../src/app-fees/domain/app-fee-account.aggregate.js';
 import { DATABASE, type Database } from '../../../src/database/database.js';
 import { AggregateRepository } from '../../../src/event-store/aggregate-repository.js';
-import { startTestApp, type TestApp, waitForProjections } from '../../support/app.js';
+import { appFeesAvailable, startTestApp, type TestApp, waitForProjections } from '../../support/app.js';
 import { ChainClients, postJson, settlementEnv } from '../../support/chain-clients.js';
 import { type Devnet, startDevnets } from '../../support/devnet.js';
 
@@ -25,11 +25,7 @@ describe('app-fee claims worth less than their payout’s gas', () => {
 
   const rpc = (method: string, params: unknown[] = []) =>
     clients.reader(b.chainId).request({ method, params } as never);
-  const available = async (address: string): Promise<bigint> => {
-    await waitForProjections(app);
-    const response = await app.http.inject({ method: 'GET', url: `/app-fees/${address}/balances` });
-    return BigInt((response.json() as { balances: { amount: string }[] }).balances[0].amount);
-  };
+  const available = (address: string) => appFeesAvailable(app, address);
   /** Credits `address` `amount` USDC units, as the accrual of one fill does. */
   const credit = (address: string, amount: bigint) => {
     fill += 1;

@@ -5,10 +5,11 @@ import type { AppFeeSponsorshipPaidData } from '../../../src/app-fees/domain/app
 import { AppFeeAccountAggregate } from '../../../src/app-fees/domain/app-fee-account.aggregate.js';
 import { AggregateRepository } from '../../../src/event-store/aggregate-repository.js';
 import { EVENT_STORE, type EventStore } from '../../../src/event-store/event-store.js';
-import { startTestApp, type TestApp, waitForProjections } from '../../support/app.js';
+import { appFeesAvailable, startTestApp, type TestApp } from '../../support/app.js';
 import {
   ChainClients,
   postJson,
+  requestEnded,
   requestStatus,
   settlementEnv,
   waitFor,
@@ -53,20 +54,8 @@ describe('sponsorship over-commitment (attack)', () => {
     tradeType: 'EXACT_INPUT',
     ...extra,
   });
-  const available = async (address: string) => {
-    await waitForProjections(app);
-    const response = await app.http.inject({ method: 'GET', url: `/app-fees/${address}/balances` });
-    return BigInt((response.json() as { balances: { amount: string }[] }).balances[0].amount);
-  };
-  const ended = (id: Hex) =>
-    waitFor(
-      async () => {
-        const { status } = await requestStatus(app, id);
-        return status === 'success' || status === 'refund' ? status : null;
-      },
-      `request ${id} to end`,
-      90_000,
-    );
+  const available = (address: string) => appFeesAvailable(app, address);
+  const ended = (id: Hex) => requestEnded(app, id);
   const sponsorPayments = async () =>
     (await store.readStream(`app-fee-account-${SPONSOR}`))
       .filter((event) => event.type === 'AppFeeSponsorshipPaid')

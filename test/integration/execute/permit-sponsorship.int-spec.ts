@@ -9,14 +9,8 @@ import type {
 import { DATABASE, type Database } from '../../../src/database/database.js';
 import { EVENT_STORE, type EventStore } from '../../../src/event-store/event-store.js';
 import { ExecuteRequestCommand } from '../../../src/requests/commands/execute-request.command.js';
-import { startTestApp, type TestApp, waitForProjections } from '../../support/app.js';
-import {
-  ChainClients,
-  postJson,
-  requestStatus,
-  settlementEnv,
-  waitFor,
-} from '../../support/chain-clients.js';
+import { appFeesAvailable, startTestApp, type TestApp } from '../../support/app.js';
+import { ChainClients, postJson, requestEnded, settlementEnv, waitFor } from '../../support/chain-clients.js';
 import { type Devnet, startDevnets } from '../../support/devnet.js';
 import { RpcProxy } from '../../support/rpc-proxy.js';
 import {
@@ -66,20 +60,8 @@ describe('sponsored gasless permits the sponsor cannot cover (attack)', () => {
     tradeType: 'EXACT_INPUT',
     ...extra,
   });
-  const available = async (address: string) => {
-    await waitForProjections(app);
-    const response = await app.http.inject({ method: 'GET', url: `/app-fees/${address}/balances` });
-    return BigInt((response.json() as { balances: { amount: string }[] }).balances[0].amount);
-  };
-  const ended = (id: Hex) =>
-    waitFor(
-      async () => {
-        const { status } = await requestStatus(app, id);
-        return status === 'success' || status === 'refund' ? status : null;
-      },
-      `request ${id} to end`,
-      90_000,
-    );
+  const available = (address: string) => appFeesAvailable(app, address);
+  const ended = (id: Hex) => requestEnded(app, id);
   /** A fresh user holding `usdc` of chain a's USDC and no ether: it can only deposit through a permit. */
   const fundedUser = (usdc: bigint) => permitUser(clients, a, seed++, usdc);
   /**
