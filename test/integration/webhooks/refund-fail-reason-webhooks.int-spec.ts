@@ -13,6 +13,7 @@ import {
   ethQuoteBody,
   freshRecipient,
   type Quote,
+  solverJobOf,
   waitForRefundDone,
   waitForWatcherRound,
 } from '../settlement/settlement-support.js';
@@ -89,6 +90,13 @@ describe('webhooks for a refundFailReason recorded while the status stays failur
           refundFailReason: data.refundFailReason,
         };
       });
+  /** Each delivery's status, failReason and refundFailReason for `requestId`, in the order received. */
+  const reasonsFor = (requestId: string) =>
+    deliveredFor(requestId).map(({ status, failReason, refundFailReason }) => [
+      status,
+      failReason,
+      refundFailReason,
+    ]);
   const settle = () => new Promise((resolve) => setTimeout(resolve, 1_500));
 
   it('a deposit worth less than its refund’s gas: one more `failure` webhook with AMOUNT_TOO_LOW_TO_REFUND', async () => {
@@ -105,13 +113,7 @@ describe('webhooks for a refundFailReason recorded while the status stays failur
     ).catch(() => deliveredFor(id));
     await settle();
 
-    expect(
-      deliveredFor(id).map(({ status, failReason, refundFailReason }) => [
-        status,
-        failReason,
-        refundFailReason,
-      ]),
-    ).toEqual([
+    expect(reasonsFor(id)).toEqual([
       ['waiting', 'N/A', 'N/A'],
       ['pending', 'N/A', 'N/A'],
       ['failure', 'DEPOSIT_AMOUNT_TOO_LOW', 'N/A'],
@@ -125,23 +127,11 @@ describe('webhooks for a refundFailReason recorded while the status stays failur
     const burner = await deployGasBurner(clients, a, 10_000);
     const id = await quote(burner);
     await depositNativeFor(clients, a, id, 10n ** 16n);
-    const attempts = async () =>
-      (
-        await db.query<{ attempts: number }>(
-          `SELECT attempts FROM solver_jobs WHERE request_id = $1 AND kind = 'refund'`,
-          [id.toLowerCase()],
-        )
-      ).rows[0]?.attempts ?? 0;
+    const attempts = async () => (await solverJobOf(db, id, 'refund'))?.attempts ?? 0;
     await waitFor(async () => (await attempts()) >= 3, 'the refund to fail three attempts', 20_000);
     await settle();
 
-    expect(
-      deliveredFor(id).map(({ status, failReason, refundFailReason }) => [
-        status,
-        failReason,
-        refundFailReason,
-      ]),
-    ).toEqual([
+    expect(reasonsFor(id)).toEqual([
       ['waiting', 'N/A', 'N/A'],
       ['pending', 'N/A', 'N/A'],
       ['failure', 'DEPOSIT_AMOUNT_TOO_LOW', 'N/A'],
