@@ -15,6 +15,26 @@ let ids = 0;
 const events = (count: number, type = 'Counted'): NewEvent[] =>
   Array.from({ length: count }, () => ({ id: `e-${(ids += 1)}-${Math.random()}`, type, data: { n: ids } }));
 
+/**
+ * Two projections that share the stream summaries' fold: `left` (the summaries' columns, in `left_rows`) and `right`
+ * (in `right_rows`: `doubled`, twice the events, and otherwise left's), with `right` overriding what it names.
+ */
+const sharedFold = (right: Partial<Projection> = {}): [Projection, Projection] => {
+  const left: Projection = { ...summaries, name: 'left', table: 'left_rows', fold: 'summaries' };
+  return [
+    left,
+    {
+      ...left,
+      name: 'right',
+      table: 'right_rows',
+      columns: [
+        { name: 'doubled', type: 'bigint', value: (state) => 2 * (state as { events: number }).events },
+      ],
+      ...right,
+    },
+  ];
+};
+
 const runnerFor = (db: Database, store: PostgresEventStore, batchSize = 50) =>
   new ProjectionRunner(db, store, { batchSize, pollIntervalMs: 5, rebuildOnVersionChange: true });
 
@@ -206,17 +226,7 @@ describe(ProjectionRunner.name, () => {
   });
 
   it('rebuilds projections that share a fold from one read, each into its own table, and swaps them all in', async () => {
-    const left: Projection = { ...summaries, name: 'left', table: 'left_rows', fold: 'summaries' };
-    const right: Projection = {
-      ...summaries,
-      name: 'right',
-      table: 'right_rows',
-      fold: 'summaries',
-      columns: [
-        { name: 'doubled', type: 'bigint', value: (state) => 2 * (state as { events: number }).events },
-      ],
-      indexes: [{ name: 'doubled_idx', columns: ['doubled'] }],
-    };
+    const [left, right] = sharedFold({ indexes: [{ name: 'doubled_idx', columns: ['doubled'] }] });
     for (let i = 0; i < 25; i += 1) await store.appendToStream(`f-${i % 9}`, events(1 + (i % 2)));
     await waitForReadable(database.db);
     const sut = runnerFor(database.db, store, 7);
@@ -255,15 +265,7 @@ describe(ProjectionRunner.name, () => {
   });
 
   it("writes no member of a shared fold while another instance holds one member's checkpoint", async () => {
-    const left: Projection = { ...summaries, name: 'left', table: 'left_rows', fold: 'summaries' };
-    const right: Projection = {
-      ...left,
-      name: 'right',
-      table: 'right_rows',
-      columns: [
-        { name: 'doubled', type: 'bigint', value: (state) => 2 * (state as { events: number }).events },
-      ],
-    };
+    const [left, right] = sharedFold();
     for (let i = 0; i < 25; i += 1) await store.appendToStream(`l-${i % 9}`, events(1 + (i % 2)));
     await waitForReadable(database.db);
     const sut = runnerFor(database.db, store, 7);
@@ -348,16 +350,7 @@ describe(ProjectionRunner.name, () => {
   });
 
   it('rebuilds projections that share a fold together at start-up after a version change, from one read', async () => {
-    const left: Projection = { ...summaries, name: 'left', table: 'left_rows', fold: 'summaries' };
-    const right: Projection = {
-      ...left,
-      name: 'right',
-      table: 'right_rows',
-      columns: [
-        { name: 'doubled', type: 'bigint', value: (state) => 2 * (state as { events: number }).events },
-      ],
-      indexes: [{ name: 'doubled_idx', columns: ['doubled'] }],
-    };
+    const [left, right] = sharedFold({ indexes: [{ name: 'doubled_idx', columns: ['doubled'] }] });
     for (let i = 0; i < 25; i += 1) await store.appendToStream(`s-${i % 9}`, events(1 + (i % 2)));
     await waitForReadable(database.db);
     const before = runnerFor(database.db, store, 7);
@@ -487,11 +480,7 @@ describe(`${ProjectionRunner.name} on PGlite`, () => {
       const store = new PostgresEventStore(database.db);
       for (let i = 0; i < 12; i += 1) await store.appendToStream(`q-${i % 5}`, events(1 + (i % 2)));
       type Summary = { streamId: string; category: string; events: number };
-      const left: Projection = { ...summaries, name: 'left', table: 'left_rows', fold: 'summaries' };
-      const right: Projection = {
-        ...left,
-        name: 'right',
-        table: 'right_rows',
+      const [left, right] = sharedFold({
         // `events` is left's column (sent once); `category` has left's name but not always its value.
         columns: [
           { name: 'doubled', type: 'bigint', value: (state) => 2 * (state as Summary).events },
@@ -503,7 +492,7 @@ describe(`${ProjectionRunner.name} on PGlite`, () => {
           },
         ],
         indexes: [{ name: 'doubled_idx', columns: ['doubled'] }],
-      };
+      });
       const sut = runnerFor(database.db, store, 4);
       const results = await rebuildProjections(sut, store, [left, right], { batchSize: 4 });
       expect(results.map((result) => result.events)).toEqual([18, 18]);
