@@ -93,6 +93,9 @@ describe('transaction journal when the base fee rises', () => {
     const account = await fundedKey(freshKey, chain.rpcUrl);
     return new TransactionJournal(db, clients, account, BUMP_OPTIONS);
   };
+  /** The unmatched-deposit returns, paid through `journal` and read through `clients` (a 300 ms settle wait). */
+  const returnsWith = (journal: TransactionJournal, clients: EvmClients) =>
+    new UnmatchedReturns(db, chains, journal, { leaseMs: 60_000, batchSize: 10, settleWaitMs: 300, clients });
   const reader = new EvmClients().of.bind(new EvmClients());
   const minedCount = async (journal: TransactionJournal) =>
     BigInt(await reader(destination).getTransactionCount({ address: journal.address, blockTag: 'latest' }));
@@ -275,12 +278,7 @@ describe('transaction journal when the base fee rises', () => {
     async (_, originalMines) => {
       const clients = new FlakyClients();
       const journal = await journalWith(clients);
-      const returns = new UnmatchedReturns(db, chains, journal, {
-        leaseMs: 60_000,
-        batchSize: 10,
-        settleWaitMs: 300,
-        clients,
-      });
+      const returns = returnsWith(journal, clients);
       const { depositor, amount, key, row } = await unmatchedDeposit(db, 7);
       // The next block's base fee is 50 gwei: the return, signed at the latest block's fees, cannot go in it.
       await rpc(chain.rpcUrl, 'hardhat_setNextBlockBaseFeePerGas', [toHex(50n * GWEI)]);
@@ -333,12 +331,7 @@ describe('transaction journal when the base fee rises', () => {
     // return unmined past its tip wait, journals and sends a replacement, and a block takes the replacement.
     const clients = new GatedClients();
     const journal = await journalWith(clients);
-    const returns = new UnmatchedReturns(db, chains, journal, {
-      leaseMs: 60_000,
-      batchSize: 10,
-      settleWaitMs: 300,
-      clients,
-    });
+    const returns = returnsWith(journal, clients);
     const { depositor, amount, key, row } = await unmatchedDeposit(db, 8);
     await rpc(chain.rpcUrl, 'evm_setAutomine', [false]);
     try {
