@@ -6,7 +6,7 @@ import { createTestDatabase, type TestDatabase } from './postgres.js';
 
 /**
  * What the suites that settle with the app in this process (its own solver, on two real local chains) share: two
- * devnets and their clients, a fresh database, the app on it (`settlementEnv`) and the app's database.
+ * devnets and their clients, a fresh database, the app on it (`settlementEnv`, with `env` added) and the app's database.
  */
 export interface SettlementSuite {
   readonly a: Devnet;
@@ -17,12 +17,15 @@ export interface SettlementSuite {
   readonly db: Database;
 }
 
-export async function startSettlementSuite(databaseName: string): Promise<SettlementSuite> {
+export async function startSettlementSuite(
+  databaseName: string,
+  env: Record<string, string> = {},
+): Promise<SettlementSuite> {
   const [a, b] = await startDevnets();
   let database: TestDatabase | undefined;
   try {
     database = await createTestDatabase(databaseName);
-    const app = await startTestApp(settlementEnv(a, b), [], undefined, database);
+    const app = await startTestApp(settlementEnv(a, b, env), [], undefined, database);
     return { a, b, clients: new ChainClients([a, b]), database, app, db: app.app.get<Database>(DATABASE) };
   } catch (error) {
     await stopSettlementSuite({ a, b, database });

@@ -1,11 +1,12 @@
 import type { Address, Hex } from 'viem';
 import { type CreatedApiKey, ApiKeysService } from '../../../src/api-keys/api-keys.service.js';
-import { DATABASE, type Database } from '../../../src/database/database.js';
+import type { Database } from '../../../src/database/database.js';
 import { verifyWebhook } from '../../../src/webhooks/index.js';
-import { startTestApp, type TestApp } from '../../support/app.js';
-import { ChainClients, settlementEnv, waitFor } from '../../support/chain-clients.js';
-import { type Devnet, startDevnets } from '../../support/devnet.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import type { TestApp } from '../../support/app.js';
+import { type ChainClients, waitFor } from '../../support/chain-clients.js';
+import type { Devnet } from '../../support/devnet.js';
+import type { TestDatabase } from '../../support/postgres.js';
+import { startSettlementSuite, stopSettlementSuite } from '../../support/settlement-suite.js';
 import { WebhookReceiver } from '../../support/webhook-receiver.js';
 import {
   deployGasBurner,
@@ -42,25 +43,17 @@ describe('webhooks for a refundFailReason recorded while the status stays failur
   let seed = 0x8a;
 
   beforeAll(async () => {
-    [a, b] = await startDevnets();
-    clients = new ChainClients([a, b]);
-    database = await createTestDatabase('ferry_refund_fail_reason_webhooks');
+    ({ a, b, clients, database, app, db } = await startSettlementSuite('ferry_refund_fail_reason_webhooks', {
+      WEBHOOK_RETRY_BASE_MS: '20',
+      WEBHOOK_RETRY_MAX_MS: '100',
+    }));
     receiver = await new WebhookReceiver().start();
-    app = await startTestApp(
-      settlementEnv(a, b, { WEBHOOK_RETRY_BASE_MS: '20', WEBHOOK_RETRY_MAX_MS: '100' }),
-      [],
-      undefined,
-      database,
-    );
-    db = app.app.get<Database>(DATABASE);
     key = await app.app.get(ApiKeysService).create({ label: 'refund-webhooks', webhookUrl: receiver.url });
     await waitForWatcherRound(db, a);
   }, 120_000);
   afterAll(async () => {
-    await app?.close();
+    await stopSettlementSuite({ a, b, database, app });
     await receiver?.stop();
-    await database?.drop();
-    await Promise.all([a?.stop(), b?.stop()]);
   });
 
   const quote = async (refundTo?: Address): Promise<Hex> => {
